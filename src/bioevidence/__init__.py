@@ -1,0 +1,71 @@
+"""bioevidence: the evidence layer for life-science AI agents.
+
+The supported public API is the sorted ``__all__`` below; everything else is internal.
+Names are imported lazily so ``import bioevidence`` stays cheap (no lxml, pronto, linkml,
+openai until a feature needs them).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+from .errors import (
+    BioevidenceError,
+    BioevidenceWarning,
+    ConfigurationError,
+    InputError,
+    IntegrityError,
+    ModelError,
+    RetrievalError,
+    SourceError,
+)
+
+_LAZY: dict[str, str] = {
+    "Finding": "bioevidence.gate.findings",
+    "Fix": "bioevidence.gate.findings",
+    "Grounder": "bioevidence.gate.grounding",
+    "Grounding": "bioevidence.gate.grounding",
+    "Profile": "bioevidence.gate.profiles",
+    "Report": "bioevidence.gate.report",
+    "Validator": "bioevidence.gate.validator",
+    "load_profile": "bioevidence.gate.profiles",
+    "validate": "bioevidence.gate.validator",
+}
+
+__all__ = sorted(
+    [
+        "BioevidenceError",
+        "BioevidenceWarning",
+        "ConfigurationError",
+        "InputError",
+        "IntegrityError",
+        "ModelError",
+        "RetrievalError",
+        "SourceError",
+        "__version__",
+        *_LAZY,
+    ]
+)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bioevidence' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .gate.findings import Finding, Fix
+    from .gate.grounding import Grounder, Grounding
+    from .gate.profiles import Profile, load_profile
+    from .gate.report import Report
+    from .gate.validator import Validator, validate

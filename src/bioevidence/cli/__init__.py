@@ -1,0 +1,113 @@
+"""The ``bioevidence`` command line: thin click shells over library calls.
+
+Subcommands live in one module per stage and are imported only when invoked, so
+``bioevidence --help`` and ``bioevidence validate`` stay fast. Exit codes: 0 admitted or
+success, 1 rejected, 2 review required, 3 input, usage or configuration error (never 2 for a
+usage error: 2 means "review").
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..errors import BioevidenceError
+
+# command name -> "module:attribute" (relative to bioevidence.cli); one line per command.
+COMMANDS: dict[str, str] = {
+    "validate": "gate:validate",
+    "profiles": "gate:profiles",
+    "rules": "gate:rules",
+    "schema": "gate:schema",
+    "sources": "sources:sources",
+    "ground": "sources:ground",
+    "index": "librarian:index",
+    "search": "librarian:search",
+    "ask": "librarian:ask",
+    "build": "loop:build",
+    "draft-schema": "loop:draft_schema",
+    "agent": "loop:agent",
+    "review": "loop:review",
+    "ci": "ci:ci",
+}
+
+EXIT_USAGE = 3
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        try:
+            module = importlib.import_module(f"{__name__}.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith("bioevidence"):
+                return None
+            raise
+        command = getattr(module, attr, None)
+        return command if isinstance(command, click.Command) else None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="bioevidence", prog_name="bioevidence")
+def cli() -> None:
+    """Find, pin, check and fix evidence records for life-science AI.
+
+    \b
+    Examples:
+      bioevidence validate examples/records/ --format text
+      bioevidence validate record.json --profile literature-claim --snapshot-dir snapshots/
+      bioevidence profiles
+      bioevidence rules --format json
+    """
+
+
+def emit_error(exc: BioevidenceError | Exception, **extra: Any) -> None:
+    """One JSON line on stderr, no traceback."""
+    if isinstance(exc, BioevidenceError):
+        payload = exc.to_json()
+    else:
+        payload = {"error": "usage_error", "message": str(exc)}
+    payload.update({k: str(v) for k, v in extra.items() if v is not None})
+    click.echo(json.dumps(payload, ensure_ascii=False), err=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point; returns the process exit code."""
+    try:
+        result = cli.main(args=argv, prog_name="bioevidence", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.UsageError as exc:
+        # click.UsageError also covers BadParameter/NoSuchOption; exit 3, never 2.
+        emit_error(exc)
+        if exc.ctx is not None:
+            click.echo(f"Try '{exc.ctx.command_path} --help' for help.", err=True)
+        return EXIT_USAGE
+    except click.Abort:
+        click.echo("Aborted.", err=True)
+        return EXIT_USAGE
+    except BioevidenceError as exc:
+        emit_error(exc)
+        return exc.exit_code
+    except click.ClickException as exc:
+        emit_error(exc)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+    return int(result or 0)
+
+
+def run() -> None:  # pragma: no cover - console script shim
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""Findings: what a check says about one place in a record, and the fix when it is known."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A machine-readable correction the feedback loop can send back to a model.
+
+    ``action`` is one of ``replace`` (set ``field_path`` to ``value``), ``remove`` (drop the
+    element at ``field_path``), ``add`` (add ``value`` at ``field_path``) or ``requote``
+    (replace the quote with ``value``, a verbatim passage of the source). ``detail`` is one
+    human-readable sentence ("the paper says 'did not improve'; the quote says 'improved'").
+    """
+
+    action: str
+    field_path: str
+    value: Any = None
+    detail: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": self.action, "field_path": self.field_path}
+        if self.value is not None:
+            out["value"] = self.value
+        if self.detail is not None:
+            out["detail"] = self.detail
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One rule outcome. Serialises to the reference report's finding object (plus ``fix``)."""
+
+    rule_id: str
+    severity: str
+    message: str
+    field_path: str
+    blocking_uses: list[str] = field(default_factory=list)
+    fix: Fix | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule_id": self.rule_id,
+            "severity": self.severity,
+            "message": self.message,
+            "field_path": self.field_path,
+            "blocking_uses": list(self.blocking_uses),
+        }
+        if self.fix is not None:
+            out["fix"] = self.fix.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
+        fix = data.get("fix")
+        return cls(
+            rule_id=data["rule_id"],
+            severity=data["severity"],
+            message=data["message"],
+            field_path=data.get("field_path", "$"),
+            blocking_uses=list(data.get("blocking_uses") or []),
+            fix=Fix(**fix) if isinstance(fix, dict) else None,
+        )

@@ -1,0 +1,45 @@
+"""The grounder interface: recompute from pinned bytes what a record only asserts.
+
+A grounder is any object with a ``name`` (carrying its pinned release, e.g.
+``ontology:CL@2026-06-08``) and a ``ground(record) -> Grounding`` method. The validator calls
+``ground`` once per record, after the record passed the schema and integrity checks, and uses
+both halves of the answer: the findings, and the ids of evidence items the grounder verified
+(for ``verified_evidence_types``). One evaluation per grounder per record, never two.
+
+Grounder findings block every requested use (their rules have scope ``all``). A grounder must
+fail closed: if it cannot read what it needs it says so with a finding (BEV015) rather than
+staying silent, and an exception inside it never admits a record (the validator turns it into
+an ``operational`` finding that rejects).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from .findings import Finding, Fix
+from .rules import rule
+
+
+@dataclass(frozen=True, slots=True)
+class Grounding:
+    findings: list[Finding] = field(default_factory=list)
+    verified: frozenset[str] = frozenset()
+
+
+@runtime_checkable
+class Grounder(Protocol):
+    name: str
+
+    def ground(self, record: dict[str, Any]) -> Grounding: ...
+
+
+def finding(code: str, message: str, field_path: str, uses: Iterable[str], fix: Fix | None = None) -> Finding:
+    """A grounder finding with the catalogue's severity, blocking every requested use."""
+    return Finding(code, rule(code).severity, message, field_path, list(uses), fix)
+
+
+def requested_uses(record: dict[str, Any]) -> list[str]:
+    uses = record.get("requested_uses")
+    return [u for u in uses if isinstance(u, str)] if isinstance(uses, list) else []

@@ -1,0 +1,149 @@
+"""The rule catalogue: every code the gate can emit, with its fixed severity, scope and route.
+
+Codes and meanings match bioai-evidence-validator 0.8.0 (26 ``BEV`` codes plus ``SCHEMA`` and
+``RECORD_INTEGRITY``) so the same record gets the same codes; codes after BEV026 are ours.
+
+* severity: ``error`` rejects a use, ``review`` sends it to a person.
+* scope: ``all`` blocks every requested use, ``use`` only the use it names.
+* route: where the feedback loop sends the finding. ``fixable`` goes back to the model as an
+  exact correction; ``judgment`` and ``policy`` go to a person and are never fed back (a model
+  is not asked to hide evidence against its own answer); ``cannot-confirm`` goes to a person
+  because no model can fix it (missing open full text, unconfirmable source); ``operational``
+  is a pipeline fault (re-pin the source) reported to the operator.
+
+``docs/rules.md`` is generated from this module (``python -m bioevidence.gate.rules``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ROUTES = ("fixable", "judgment", "policy", "cannot-confirm", "operational")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    code: str
+    severity: str
+    scope: str
+    route: str
+    emitted_by: str
+    message: str
+
+
+def _r(code: str, severity: str, scope: str, route: str, by: str, message: str) -> Rule:
+    return Rule(code, severity, scope, route, by, message)
+
+
+CATALOGUE: tuple[Rule, ...] = (
+    _r("SCHEMA", "error", "all", "fixable", "schema",
+       "The record does not match the JSON Schema of records (structure, types, enums, dates, required fields)."),
+    _r("RECORD_INTEGRITY", "error", "all", "fixable", "integrity",
+       "Profile binding, requested uses, identifiers or references inside the record are inconsistent."),
+    _r("BEV001", "error", "all", "policy", "contracts",
+       "The statement is rejected or superseded and cannot be admitted."),
+    _r("BEV002", "error", "all", "operational", "contracts",
+       "A source's observed_sha256 differs from its frozen sha256."),
+    _r("BEV003", "error", "all", "fixable", "contracts",
+       "Predicate, subject type or object type is outside the profile's allowlist."),
+    _r("BEV004", "review", "all", "judgment", "contracts",
+       "A contradicting evidence line exists and remains unresolved."),
+    _r("BEV005", "error", "all", "fixable", "contracts",
+       "A supporting evidence item's scope differs from the statement's scope."),
+    _r("BEV006", "review", "all", "fixable", "contracts",
+       "No resolved, scope-matched supporting evidence item."),
+    _r("BEV007", "error", "use", "fixable", "contracts",
+       "A required evidence type is absent among the supporting items."),
+    _r("BEV008", "review", "use", "policy", "contracts",
+       "A required evidence type is backed only by LLM extraction, which the use does not permit."),
+    _r("BEV009", "review", "use", "policy", "contracts",
+       "A required evidence type is backed only by normalized string matching, which the use does not permit."),
+    _r("BEV010", "error", "use", "policy", "contracts",
+       "The use requires explicit human acceptance, which is absent."),
+    _r("BEV011", "error", "use", "policy", "contracts",
+       "A human rejection is present for the use."),
+    _r("BEV012", "review", "use", "policy", "contracts",
+       "A human deferral is present for the use."),
+    _r("BEV013", "review", "use", "policy", "contracts",
+       "Evidence mixes only LLM extraction and string matching without both permissions."),
+    _r("BEV014", "error", "all", "operational", "grounders",
+       "Pinned snapshot bytes do not hash to the frozen sha256."),
+    _r("BEV015", "review", "all", "cannot-confirm", "grounders",
+       "The evidence cannot be confirmed from pinned sources (bytes missing, not grounded, no open full "
+       "text, quote under five words, several table rows match, non-human gene scope, unsupported item)."),
+    _r("BEV016", "error", "all", "fixable", "grounders",
+       "A cited identifier does not exist (PMID/DOI, ontology term, HGNC id or symbol, RefSeq accession, "
+       "position beyond the chromosome end, table row)."),
+    _r("BEV017", "error", "all", "fixable", "grounders",
+       "The record disagrees with its pinned source (wrong paper or title, record hash differs, quote not in "
+       "the paper or not at the named paragraph, label is not the term's name, wrong build, table value)."),
+    _r("BEV018", "review", "all", "fixable", "grounders",
+       "The source holds evidence the record leaves out."),
+    _r("BEV019", "error", "all", "fixable", "literature",
+       "The cited paper is retracted."),
+    _r("BEV020", "review", "use", "cannot-confirm", "contracts",
+       "A type listed in verified_evidence_types has no item a grounder verified."),
+    _r("BEV021", "review", "use", "judgment", "contracts",
+       "The use needs an accepting independent (non-human) review that is absent or not only accepting."),
+    _r("BEV022", "review", "all", "judgment", "semantic",
+       "The quote is negated for a positive claim, hedged, or only animal/in-vitro for a human-scoped item."),
+    _r("BEV023", "error", "all", "fixable", "identifiers",
+       "The identifier is obsolete, withdrawn or not the current name (replacement, previous symbol, alias, case)."),
+    _r("BEV024", "error", "all", "fixable", "identifiers",
+       "The identifier is malformed or of the wrong kind for its place (ontology root or prefix, HGVS, "
+       "unversioned accession, locator not key=value, unknown table column)."),
+    _r("BEV025", "review", "all", "judgment", "crosscheck",
+       "A pinned reference resource contradicts the claim or its supporting evidence."),
+    _r("BEV026", "review", "all", "judgment", "definitions",
+       "Measurements contradict a marker the ontology defines the claimed term to have or lack (experimental)."),
+)
+
+RULES: dict[str, Rule] = {rule.code: rule for rule in CATALOGUE}
+
+STRUCTURAL = frozenset({"SCHEMA", "RECORD_INTEGRITY"})
+
+
+def rule(code: str) -> Rule:
+    """The catalogue entry for ``code``; an unknown code is a programming error."""
+    try:
+        return RULES[code]
+    except KeyError:  # pragma: no cover - guarded by tests over every emitter
+        raise KeyError(f"rule {code!r} is not in the catalogue (bioevidence.gate.rules)") from None
+
+
+def route(code: str) -> str:
+    return rule(code).route
+
+
+def render_markdown() -> str:
+    """``docs/rules.md``: the catalogue as a table, with one anchor per code."""
+    lines = [
+        "# Rule codes",
+        "",
+        "Generated from `src/bioevidence/gate/rules.py` by `python -m bioevidence.gate.rules`;"
+        " a test fails when this file is stale.",
+        "",
+        "* **severity**: `error` rejects a use; `review` sends it to a person.",
+        "* **scope**: `all` blocks every requested use; `use` only the use named in `blocking_uses`.",
+        "* **route**: `fixable` findings go back to the model as exact corrections; `judgment` and `policy`"
+        " go to a person and are never fed back; `cannot-confirm` goes to a person because no model can fix"
+        " it; `operational` is a pipeline fault for the operator.",
+        "",
+        "| code | severity | scope | route | emitted by | meaning |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in CATALOGUE:
+        lines.append(
+            f'| <a id="{r.code.lower()}"></a>`{r.code}` | {r.severity} | {r.scope} | {r.route} '
+            f"| {r.emitted_by} | {r.message} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+    from pathlib import Path
+
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/rules.md")
+    target.write_text(render_markdown(), encoding="utf-8")
+    print(f"wrote {target}")
