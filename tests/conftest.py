@@ -1,0 +1,37 @@
+"""Shared test fixtures.
+
+Real-data tests read ``../shared/data`` (or ``$BIOEVIDENCE_SHARED_DATA``). When that folder is
+absent (a user's clone) they skip with a clear message; under CI (``CI=true``) a missing folder
+is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_data_dir() -> Path:
+    env = os.environ.get("BIOEVIDENCE_SHARED_DATA")
+    return Path(env) if env else REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Path of the real public data folder; skips (or fails under CI) when it is absent."""
+    path = shared_data_dir()
+    if not path.is_dir():
+        message = f"real data folder {path} is absent; set BIOEVIDENCE_SHARED_DATA to run real-data tests"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
