@@ -1,0 +1,238 @@
+"""The content-addressed snapshot store.
+
+A store is one flat folder of files named ``<sha256>[.<ext>][.gz]`` where ``sha256`` is the
+SHA-256 of the *uncompressed* bytes (``<sha>.xml.gz`` = gzip of the bytes hashing to ``<sha>``).
+Names are never trusted: :meth:`SnapshotStore.read` re-hashes the bytes the first time it reads
+a hash in this process (and caches only bytes that verified). Writes go through a temporary file
+in the same folder and ``os.replace``, so several writers (threads or processes) may pin the same
+bytes at once and a reader never sees half a file. Gzip is written with ``mtime=0`` so the same
+bytes always give the same archive.
+
+Other files in the folder (``literature.json``, ``.tmp`` leftovers, README) are ignored.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import re
+import tempfile
+import threading
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigurationError, IntegrityError, SourceError
+
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+_EXT_RE = re.compile(r"^[a-z0-9]{1,16}$")
+_NAME_RE = re.compile(r"^(?P<sha>[0-9a-f]{64})(?P<ext>(?:\.[a-z0-9]{1,16})?)(?P<gz>(?:\.gz)?)$")
+
+__all__ = ["SHA256_RE", "Problem", "SnapshotStore", "check_sha256", "sha256_hex"]
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lower-case hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def check_sha256(value: str, *, what: str = "sha256") -> str:
+    """Return ``value`` when it is 64 lower-case hex characters, else raise ``ConfigurationError``."""
+    if not isinstance(value, str) or not SHA256_RE.match(value):
+        raise ConfigurationError(
+            f"{what} {value!r} is not a SHA-256 (expected 64 lower-case hex characters); "
+            "copy the hash exactly as printed by `sha256sum`"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a store: ``kind`` is ``missing``, ``corrupted`` or ``truncated``."""
+
+    kind: str
+    sha256: str
+    path: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.path}: {self.detail}"
+
+
+def _gunzip(raw: bytes, *, sha: str, path: Path) -> bytes:
+    """Decompress a complete gzip stream; a truncated or damaged stream is an ``IntegrityError``."""
+    try:
+        out = gzip.decompress(raw)
+    except EOFError as exc:
+        raise IntegrityError(
+            f"{path.name} is truncated gzip; delete it and pin it again (`bioevidence ground --refresh`)",
+            sha256=sha,
+            path=str(path),
+            problem="truncated",
+        ) from exc
+    except (OSError, zlib.error) as exc:
+        raise IntegrityError(
+            f"{path.name} is not a valid gzip file ({exc}); delete it and pin it again",
+            sha256=sha,
+            path=str(path),
+            problem="corrupted",
+        ) from exc
+    return out
+
+
+class SnapshotStore:
+    """A folder of content-addressed files (see module docstring)."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self._verified: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+        self.cache_limit = 256 * 1024 * 1024  # bytes kept in-process after verification
+        self._cached_bytes = 0
+
+    def __repr__(self) -> str:
+        return f"SnapshotStore({str(self.root)!r})"
+
+    # -- lookup -----------------------------------------------------------------------------
+    def _candidates(self, sha: str) -> Iterator[Path]:
+        check_sha256(sha)
+        if not self.root.is_dir():
+            return
+        for entry in sorted(self.root.glob(f"{sha}*")):
+            if _NAME_RE.match(entry.name) and entry.is_file():
+                yield entry
+
+    def find(self, sha: str) -> Path | None:
+        """The file holding ``sha`` (any extension, compressed or not), or ``None``."""
+        for path in self._candidates(sha):
+            return path
+        return None
+
+    def has(self, sha: str) -> bool:
+        """Whether a file named for ``sha`` exists (its bytes are checked only when read)."""
+        return self.find(sha) is not None
+
+    def __contains__(self, sha: object) -> bool:
+        return isinstance(sha, str) and bool(SHA256_RE.match(sha)) and self.has(sha)
+
+    def path_for(self, sha: str, ext: str = "", compress: bool = True) -> Path:
+        """The path ``put`` would write for these bytes."""
+        check_sha256(sha)
+        ext = ext.lstrip(".").lower()
+        if ext and not _EXT_RE.match(ext):
+            raise ConfigurationError(
+                f"extension {ext!r} must be 1-16 lower-case letters or digits, e.g. 'xml'"
+            )
+        name = sha + (f".{ext}" if ext else "") + (".gz" if compress else "")
+        return self.root / name
+
+    def entries(self) -> Iterator[tuple[str, Path]]:
+        """Every ``(sha256, path)`` whose file name is a store name, sorted by name."""
+        if not self.root.is_dir():
+            return
+        for entry in sorted(self.root.iterdir()):
+            match = _NAME_RE.match(entry.name)
+            if match and entry.is_file():
+                yield match.group("sha"), entry
+
+    # -- reading ----------------------------------------------------------------------------
+    def read(self, sha: str) -> bytes:
+        """The verified uncompressed bytes of ``sha``.
+
+        Raises ``SourceError`` when no file holds it and ``IntegrityError`` when the file is
+        truncated, not valid gzip, or its bytes hash to something else.
+        """
+        check_sha256(sha)
+        cached = self._verified.get(sha)
+        if cached is not None:
+            return cached
+        candidates = list(self._candidates(sha))
+        if not candidates:
+            raise SourceError(
+                f"no pinned file for sha256 {sha} in {self.root}; run `bioevidence ground` "
+                "to pin it or point --snapshot-dir at the folder that holds it",
+                sha256=sha,
+                path=str(self.root),
+            )
+        data = self._read_path(sha, candidates[0])
+        with self._lock:
+            if len(data) + self._cached_bytes <= self.cache_limit and sha not in self._verified:
+                self._verified[sha] = data
+                self._cached_bytes += len(data)
+        return data
+
+    @staticmethod
+    def _read_path(sha: str, path: Path) -> bytes:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise SourceError(f"cannot read {path}: {exc.strerror}", sha256=sha, path=str(path)) from exc
+        data = _gunzip(raw, sha=sha, path=path) if path.name.endswith(".gz") else raw
+        actual = sha256_hex(data)
+        if actual != sha:
+            raise IntegrityError(
+                f"{path.name} holds bytes hashing to {actual}, not to its name; the file is corrupted: "
+                "delete it and pin it again (bioevidence ground --refresh)",
+                sha256=sha,
+                path=str(path),
+                problem="corrupted",
+            )
+        return data
+
+    def forget(self) -> None:
+        """Drop the in-process cache of verified bytes (the next read re-hashes)."""
+        with self._lock:
+            self._verified.clear()
+            self._cached_bytes = 0
+
+    # -- writing ----------------------------------------------------------------------------
+    def put(self, data: bytes, ext: str = "", compress: bool = True) -> str:
+        """Pin ``data`` and return its sha256; atomic and idempotent across writers."""
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise ConfigurationError(f"SnapshotStore.put takes bytes, not {type(data).__name__}")
+        data = bytes(data)
+        sha = sha256_hex(data)
+        target = self.path_for(sha, ext, compress)
+        existing = self.find(sha)
+        if existing is not None:
+            try:
+                self._read_path(sha, existing)
+                return sha
+            except IntegrityError:
+                # A damaged copy is replaced by the good bytes we hold.
+                if existing != target:
+                    existing.unlink(missing_ok=True)
+        payload = gzip.compress(data, compresslevel=6, mtime=0) if compress else data
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{sha[:16]}.", suffix=".tmp", dir=self.root)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return sha
+
+    # -- checking ---------------------------------------------------------------------------
+    def verify(self, expected: list[str] | None = None) -> list[Problem]:
+        """Re-hash every file; also report each hash in ``expected`` that has no file."""
+        problems: list[Problem] = []
+        for sha, path in self.entries():
+            try:
+                self._read_path(sha, path)
+            except IntegrityError as exc:
+                kind = str(exc.context.get("problem", "corrupted"))
+                problems.append(Problem(kind, sha, str(path), exc.message))
+            except SourceError as exc:
+                problems.append(Problem("missing", sha, str(path), exc.message))
+        for sha in sorted(set(expected or ())):
+            if check_sha256(sha) and self.find(sha) is None:
+                problems.append(
+                    Problem("missing", sha, str(self.root / sha), "referenced but not in the store")
+                )
+        return problems
