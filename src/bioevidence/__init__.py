@@ -34,20 +34,26 @@ _LAZY: dict[str, str] = {
     "validate": "bioevidence.gate.validator",
 }
 
-__all__ = sorted(
-    [
-        "BioevidenceError",
-        "BioevidenceWarning",
-        "ConfigurationError",
-        "InputError",
-        "IntegrityError",
-        "ModelError",
-        "RetrievalError",
-        "SourceError",
-        "__version__",
-        *_LAZY,
-    ]
-)
+__all__ = [
+    "BioevidenceError",
+    "BioevidenceWarning",
+    "ConfigurationError",
+    "Finding",
+    "Fix",
+    "Grounder",
+    "Grounding",
+    "InputError",
+    "IntegrityError",
+    "ModelError",
+    "Profile",
+    "Report",
+    "RetrievalError",
+    "SourceError",
+    "Validator",
+    "__version__",
+    "load_profile",
+    "validate",
+]
 
 
 def __getattr__(name: str) -> Any:

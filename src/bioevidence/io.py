@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -100,9 +101,14 @@ def parse_yaml(data: bytes | str, *, file: str | None = None, what: str = "YAML"
             result[key] = loader.construct_object(value_node, deep=True)
         return result
 
+    def _timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+        # Keep dates and times exactly as written (records compare and hash strings, not datetimes).
+        return str(loader.construct_scalar(node))
+
     _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+    _Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
     try:
-        value = yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+        value = yaml.load(text, Loader=_Loader)
         check_depth(value)
     except InputError:
         raise
@@ -142,10 +148,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 

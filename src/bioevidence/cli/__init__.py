@@ -75,10 +75,7 @@ def cli() -> None:
 
 def emit_error(exc: BioevidenceError | Exception, **extra: Any) -> None:
     """One JSON line on stderr, no traceback."""
-    if isinstance(exc, BioevidenceError):
-        payload = exc.to_json()
-    else:
-        payload = {"error": "usage_error", "message": str(exc)}
+    payload = exc.to_json() if isinstance(exc, BioevidenceError) else {"error": "usage_error", "message": str(exc)}
     payload.update({k: str(v) for k, v in extra.items() if v is not None})
     click.echo(json.dumps(payload, ensure_ascii=False), err=True)
 

@@ -96,6 +96,8 @@ CATALOGUE: tuple[Rule, ...] = (
        "A pinned reference resource contradicts the claim or its supporting evidence."),
     _r("BEV026", "review", "all", "judgment", "definitions",
        "Measurements contradict a marker the ontology defines the claimed term to have or lack (experimental)."),
+    _r("GROUNDER_FAILURE", "error", "all", "operational", "validator",
+       "A grounder failed while checking the record; it is not admitted (fail closed). Report the message."),
 )
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in CATALOGUE}

@@ -1,0 +1,208 @@
+"""``bioevidence validate | profiles | rules | schema``: the gate at the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import ConfigurationError
+from . import emit_error
+
+FORMATS = ("json", "jsonl", "text", "markdown", "sarif")
+
+
+def _grounding_options(f: Any) -> Any:
+    options = [
+        click.option("--snapshot-dir", type=click.Path(file_okay=False, path_type=Path),
+                     help="Pinned snapshot folder (with literature.json): source bytes and literature grounders."),
+        click.option("--ontology", "ontologies", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+                     help="OBO release (.obo or .obo.gz) for the ontology grounder; repeatable."),
+        click.option("--term-root", "term_roots", multiple=True, metavar="KIND=CURIE",
+                     help="Required ontology root for an entity type or locator key; repeatable."),
+        click.option("--genes", type=click.Path(dir_okay=False, path_type=Path),
+                     help="HGNC complete set TSV (plain or .gz) for the gene grounder."),
+        click.option("--assembly-report", "assembly_reports", multiple=True,
+                     type=click.Path(dir_okay=False, path_type=Path),
+                     help="NCBI assembly report for the variant grounder; repeatable."),
+        click.option("--tables", "table_types", multiple=True, metavar="TYPE",
+                     help="Evidence type checked against pinned TSV/CSV tables; repeatable."),
+        click.option("--reference", "references", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+                     help="Reference assertion table for the cross-check (BEV025); repeatable."),
+        click.option("--cues", is_flag=True, help="Run the semantic cue checker (BEV022)."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _build_grounders(profile: Any, options: dict[str, Any]) -> list[Any]:
+    wanted = any(options.get(k) for k in ("snapshot_dir", "ontologies", "genes", "assembly_reports", "table_types",
+                                          "references", "cues", "term_roots"))
+    if not wanted and not (profile is not None and profile.grounders):
+        return []
+    try:
+        from ..gate.grounders.config import build_grounders
+    except ImportError as exc:  # pragma: no cover - grounders ship with the package
+        raise ConfigurationError(f"grounders are unavailable in this installation: {exc}") from exc
+    return list(build_grounders(profile=profile, **options))
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--profile", "profile_name", metavar="NAME|FILE",
+              help="Profile for every record (built-in name or YAML path). Default: each record's profile_id.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS),
+              help="Output format. Default: json for one record, jsonl for several.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the output here (atomically) instead of stdout.")
+@click.option("--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores for large batches).")
+@_grounding_options
+def validate(paths: tuple[Path, ...], profile_name: str | None, fmt: str | None, output: Path | None,
+             jobs: int | None, **grounding: Any) -> None:
+    """Validate evidence records and decide each requested use.
+
+    PATHS are record files (.json, .yaml, .yml), JSONL files of one record per line, or folders
+    searched recursively. Exit code: 0 admitted, 1 rejected, 2 review required, 3 input error
+    (for a batch: 3 if any input error, else 1 if any rejected, else 2 if any review).
+
+    \b
+    Examples:
+      bioevidence validate record.json
+      bioevidence validate records/ --profile literature-claim --format text
+      bioevidence validate batch.jsonl --format markdown -o summary.md
+      bioevidence validate cells.json --ontology cl.obo.gz --term-root cell_type=CL:0000000
+    """
+    from ..gate import render
+    from ..gate.batch import run
+    from ..gate.inputs import expand, read_entries
+    from ..gate.profiles import load_profile, resolve_profile_path
+    from ..gate.validator import Validator
+    from ..io import atomic_write_text, refuse_overwrite
+    from ..resources import schema_file
+
+    files = expand(paths)
+    if not files:
+        raise ConfigurationError("no record files found (looked for *.json, *.yaml, *.yml, *.jsonl)")
+    profile = load_profile(profile_name) if profile_name else None
+    if output is not None:
+        protected = [*files, schema_file("bioevidence_core.schema.json")]
+        if profile_name:
+            protected.append(resolve_profile_path(profile_name))
+        refuse_overwrite(output, protected)
+    validator = Validator(profile, grounders=_build_grounders(profile, grounding))
+    entries = [e for f in files for e in read_entries(f)]
+    results = run(entries, validator, jobs=jobs)
+    for r in results:
+        if r.report is None and r.entry.error is not None:
+            emit_error(r.entry.error, file=r.entry.file, line=r.entry.line)
+    if fmt is None:
+        fmt = "json" if len(entries) == 1 else "jsonl"
+    good = [r for r in results if r.report is not None]
+    if fmt == "json" and len(results) == 1 and not good:
+        text = ""  # one unreadable record: the error line on stderr is the whole answer
+    elif fmt == "sarif":
+        from ..ci.sarif import render_sarif
+
+        text = render_sarif(results)
+    else:
+        text = {"json": render.render_json, "jsonl": render.render_jsonl, "text": render.render_text,
+                "markdown": render.render_markdown}[fmt](results)
+    if text:
+        if output is not None:
+            atomic_write_text(output, text)
+        else:
+            click.echo(text, nl=False)
+    sys.exit(render.batch_exit_code(results))
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def profiles(fmt: str) -> None:
+    """List the built-in profiles: their uses and each use's contract.
+
+    \b
+    Examples:
+      bioevidence profiles
+      bioevidence profiles --format json
+    """
+    from ..gate.profiles import builtin_profiles, load_profile
+
+    loaded = [load_profile(name) for name in builtin_profiles()]
+    if fmt == "json":
+        click.echo(json.dumps([p.to_dict() for p in loaded], indent=2, ensure_ascii=False))
+        return
+    for p in loaded:
+        click.echo(f"{p.id} {p.version}: {p.description}")
+        for key in ("predicates", "subject_types", "object_types"):
+            click.echo(f"  {key}: {', '.join(p.allowlist(key)) or '(any)'}")
+        for use in p.uses.values():
+            flags = [f"requires {', '.join(use.required_evidence_types)}" if use.required_evidence_types else
+                     "any supporting evidence"]
+            if use.require_human_acceptance:
+                flags.append("human acceptance")
+            if use.verified_evidence_types:
+                flags.append(f"verified {', '.join(use.verified_evidence_types)}")
+            if use.require_independent_review:
+                flags.append("independent review")
+            if use.allow_llm_only:
+                flags.append("LLM-only allowed")
+            if use.allow_string_match_only:
+                flags.append("string-match-only allowed")
+            click.echo(f"  use {use.name}: {'; '.join(flags)}")
+        click.echo("")
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table",
+              show_default=True)
+def rules(fmt: str) -> None:
+    """Print the rule catalogue: code, severity, scope, route and meaning.
+
+    \b
+    Examples:
+      bioevidence rules
+      bioevidence rules --format json
+    """
+    from ..gate.rules import CATALOGUE, render_markdown
+
+    if fmt == "json":
+        click.echo(json.dumps([{"code": r.code, "severity": r.severity, "scope": r.scope, "route": r.route,
+                                "emitted_by": r.emitted_by, "message": r.message} for r in CATALOGUE], indent=2))
+    elif fmt == "markdown":
+        click.echo(render_markdown(), nl=False)
+    else:
+        for r in CATALOGUE:
+            click.echo(f"{r.code:<17} {r.severity:<7} {r.scope:<4} {r.route:<15} {r.message}")
+
+
+@click.command()
+@click.option("--generate", is_flag=True,
+              help="Regenerate the JSON Schema from the LinkML schema (needs linkml-runtime) instead of "
+                   "printing the committed one.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+def schema(generate: bool, output: Path | None) -> None:
+    """Print the JSON Schema of records (for LLM structured output and editors).
+
+    \b
+    Examples:
+      bioevidence schema > record.schema.json
+      bioevidence schema --generate -o schemas/bioevidence_core.schema.json
+    """
+    from ..io import atomic_write_text, refuse_overwrite
+    from ..resources import schema_file
+
+    if generate:
+        from ..gate.schemagen import render as render_schema
+
+        text = render_schema(schema_file("bioevidence_core.yaml"))
+    else:
+        text = schema_file("bioevidence_core.schema.json").read_text(encoding="utf-8")
+    if output is not None:
+        refuse_overwrite(output, [schema_file("bioevidence_core.yaml")])
+        atomic_write_text(output, text)
+    else:
+        click.echo(text, nl=False)

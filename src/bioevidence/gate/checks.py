@@ -1,0 +1,206 @@
+"""The fixed checks of the gate: record integrity and the profile's per-use contracts.
+
+Pure functions over a schema-valid record (a dict) and a ``Profile``; each returns findings.
+Semantics match bioai-evidence-validator 0.8.0 rule for rule (see ``docs/rules.md``);
+where the correction is known the finding carries a ``Fix`` for the feedback loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .findings import Finding, Fix
+from .profiles import Profile
+
+Record = dict[str, Any]
+
+
+def _distinct_nonblank(value: Any) -> bool:
+    return (isinstance(value, list) and all(isinstance(x, str) and x.strip() for x in value)
+            and len(set(value)) == len(value))
+
+
+def integrity(record: Record, profile: Profile) -> list[Finding]:
+    """RECORD_INTEGRITY: profile binding, uses, identifiers and references inside the record."""
+    uses = record["requested_uses"]
+    statement = record["statement"]
+    out: list[Finding] = []
+
+    def error(message: str, path: str, fix: Fix | None = None) -> None:
+        out.append(Finding("RECORD_INTEGRITY", "error", message, path, uses, fix))
+
+    if record["profile_id"] != profile.id:
+        error(f"Record profile_id {record['profile_id']!r} does not match the selected profile {profile.id!r}.",
+              "$.profile_id", Fix("replace", "$.profile_id", profile.id))
+    if not _distinct_nonblank(uses) or not uses or set(uses) - profile.uses.keys():
+        unknown = sorted(set(uses) - profile.uses.keys()) if isinstance(uses, list) else []
+        error("requested_uses must contain distinct uses supported by the selected profile"
+              + (f" (unknown: {', '.join(unknown)}; allowed: {', '.join(profile.uses)})." if unknown else "."),
+              "$.requested_uses", Fix("choose", "$.requested_uses", list(profile.uses)))
+    adjudications = record.get("adjudications") or []
+    for path, rows in (("$.source_artifacts", record["source_artifacts"]),
+                       ("$.evidence_items", record["evidence_items"]),
+                       ("$.statement.evidence_lines", statement["evidence_lines"]),
+                       ("$.adjudications", adjudications)):
+        ids = [row["id"] for row in rows]
+        if len(ids) != len(set(ids)):
+            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            error(f"Duplicate identifiers make references ambiguous: {', '.join(dupes)}.", path)
+    artifacts = {row["id"] for row in record["source_artifacts"]}
+    items = {row["id"] for row in record["evidence_items"]}
+    for index, item in enumerate(record["evidence_items"]):
+        if item["source_artifact_id"] not in artifacts:
+            error(f"Evidence references an absent source artifact {item['source_artifact_id']!r}.",
+                  f"$.evidence_items[{index}].source_artifact_id",
+                  Fix("choose", f"$.evidence_items[{index}].source_artifact_id", sorted(artifacts)))
+        if not _distinct_nonblank(item["scope"]):
+            error("Scope must contain distinct tokens.", f"$.evidence_items[{index}].scope",
+                  Fix("replace", f"$.evidence_items[{index}].scope", list(dict.fromkeys(item["scope"]))))
+    if not _distinct_nonblank(statement["scope"]):
+        error("Scope must contain distinct tokens.", "$.statement.scope",
+              Fix("replace", "$.statement.scope", list(dict.fromkeys(statement["scope"]))))
+    for index, line in enumerate(statement["evidence_lines"]):
+        refs = line["evidence_item_ids"]
+        if not _distinct_nonblank(refs) or set(refs) - items:
+            missing = sorted(set(refs) - items)
+            error("Evidence line has duplicate or unresolved item references"
+                  + (f" (unresolved: {', '.join(missing)})." if missing else "."),
+                  f"$.statement.evidence_lines[{index}].evidence_item_ids")
+    for index, decision in enumerate(adjudications):
+        if decision["statement_id"] != statement["id"]:
+            error("Adjudication targets a different statement.", f"$.adjudications[{index}].statement_id",
+                  Fix("replace", f"$.adjudications[{index}].statement_id", statement["id"]))
+        targets = decision["applies_to_uses"]
+        if not _distinct_nonblank(targets) or set(targets) - profile.uses.keys():
+            error("Adjudication uses must be distinct and supported by this profile.",
+                  f"$.adjudications[{index}].applies_to_uses")
+    return out
+
+
+def contracts(record: Record, profile: Profile, verified: Iterable[str] = ()) -> list[Finding]:
+    """BEV001-BEV013, BEV020, BEV021: fixed evidence checks plus the per-use contracts.
+
+    ``verified`` holds ids of evidence items a grounder confirmed against their pinned source;
+    a type in a use's ``verified_evidence_types`` counts only through such items (BEV020).
+    """
+    verified = frozenset(verified)
+    requested: list[str] = record["requested_uses"]
+    statement = record["statement"]
+    items = {x["id"]: x for x in record["evidence_items"]}
+    out: list[Finding] = []
+
+    def add(code: str, severity: str, message: str, path: str, uses: list[str] | None = None,
+            fix: Fix | None = None) -> None:
+        out.append(Finding(code, severity, message, path, requested if uses is None else uses, fix))
+
+    if statement["statement_status"] in {"rejected", "superseded"}:
+        add("BEV001", "error", f"The statement is {statement['statement_status']} and cannot be admitted.",
+            "$.statement.statement_status")
+    for index, source in enumerate(record["source_artifacts"]):
+        observed = source.get("observed_sha256")
+        if observed and observed != source["sha256"]:
+            add("BEV002", "error", f"Observed source hash {observed[:12]}… differs from the frozen hash "
+                f"{source['sha256'][:12]}…; re-pin the source or fix the record.",
+                f"$.source_artifacts[{index}].observed_sha256")
+    for key, value, path in (("predicates", statement["predicate"], "$.statement.predicate"),
+                             ("subject_types", statement["subject"]["entity_type"], "$.statement.subject.entity_type"),
+                             ("object_types", statement["object"]["entity_type"], "$.statement.object.entity_type")):
+        allowed = profile.allowlist(key)
+        if allowed and value not in allowed:
+            add("BEV003", "error", f"{value!r} is outside the profile's allowed {key} ({', '.join(allowed)}).",
+                path, fix=Fix("choose", path, list(allowed)))
+    supporting: dict[str, dict[str, Any]] = {}
+    statement_scope = set(statement["scope"])
+    for index, line in enumerate(statement["evidence_lines"]):
+        if line["direction"] == "contradicts":
+            add("BEV004", "review", "Contradicting evidence remains unresolved.",
+                f"$.statement.evidence_lines[{index}]")
+        if line["direction"] == "supports":
+            for item_id in line["evidence_item_ids"]:
+                item = items[item_id]
+                if set(item["scope"]) != statement_scope:
+                    position = next(i for i, x in enumerate(record["evidence_items"]) if x["id"] == item_id)
+                    add("BEV005", "error", f"Supporting evidence {item_id!r} has scope {sorted(item['scope'])}; "
+                        f"the statement's scope is {sorted(statement_scope)}.", f"$.statement.evidence_lines[{index}]",
+                        fix=Fix("replace", f"$.evidence_items[{position}].scope", list(statement["scope"])))
+                else:
+                    supporting[item_id] = item
+    if not supporting:
+        add("BEV006", "review", "No resolved, scope-matched supporting evidence.", "$.statement.evidence_lines")
+    types = {item["evidence_type"] for item in supporting.values()}
+    decisions = record.get("adjudications") or []
+    for use in requested:
+        contract = profile.uses[use]
+        missing = sorted(set(contract.required_evidence_types) - types)
+        if missing:
+            add("BEV007", "error", "Missing supporting evidence types: " + ", ".join(missing), "$.evidence_items",
+                [use], Fix("add", "$.evidence_items", missing, "add supporting evidence items of these types"))
+        for kind in contract.verified_evidence_types:
+            if kind in types and not any(item_id in verified for item_id, item in supporting.items()
+                                         if item["evidence_type"] == kind):
+                add("BEV020", "review", f"Required evidence type {kind!r} is not verified against its source.",
+                    "$.evidence_items", [use])
+        groups: list[tuple[str | None, list[dict[str, Any]]]] = [
+            (kind, [item for item in supporting.values() if item["evidence_type"] == kind])
+            for kind in contract.required_evidence_types
+        ] or [(None, list(supporting.values()))]
+        for group_kind, evidence in groups:
+            methods = {item["extraction_method"] for item in evidence}
+            context = f"Required evidence type {group_kind!r}" if group_kind is not None else "Supporting evidence"
+            if methods == {"llm_extraction"} and not contract.allow_llm_only:
+                add("BEV008", "review", context + " comes only from LLM extraction.", "$.evidence_items", [use])
+            if methods == {"normalized_string_match"} and not contract.allow_string_match_only:
+                add("BEV009", "review", context + " comes only from normalized string matching.",
+                    "$.evidence_items", [use])
+            if len(methods) > 1 and methods <= {"llm_extraction", "normalized_string_match"} \
+                    and not (contract.allow_llm_only and contract.allow_string_match_only):
+                add("BEV013", "review", context + " mixes only LLM extraction and string matching.",
+                    "$.evidence_items", [use])
+        if contract.require_independent_review:
+            out.extend(_independent_review(record, decisions, use))
+        human = {d["decision"] for d in decisions
+                 if d["reviewer"]["agent_type"] == "human" and use in d["applies_to_uses"]}
+        if contract.require_human_acceptance and "accept" not in human:
+            add("BEV010", "error", f"Use {use!r} requires explicit human acceptance.", "$.adjudications", [use])
+        if "reject" in human:
+            add("BEV011", "error", f"A human rejection remains present for use {use!r}.", "$.adjudications", [use])
+        if "defer" in human:
+            add("BEV012", "review", f"A human decision is deferred for use {use!r}.", "$.adjudications", [use])
+    return out
+
+
+def _independent_review(record: Record, decisions: list[dict[str, Any]], use: str) -> list[Finding]:
+    """BEV021: an accepting non-human reviewer that created none of the evidence, and no other verdict."""
+    authors = {item["created_by"]["id"] for item in record["evidence_items"] if item.get("created_by")}
+    created_by = record["statement"].get("created_by")
+    if created_by:
+        authors.add(created_by["id"])
+    reviews = [d for d in decisions if d["reviewer"]["agent_type"] != "human" and use in d["applies_to_uses"]
+               and d["reviewer"]["id"] not in authors]
+    verdicts = {d["decision"] for d in reviews}
+    if "accept" in verdicts and verdicts <= {"accept"}:
+        return []
+    message = (f"An independent reviewer did not accept use {use!r}." if reviews else
+               f"Use {use!r} needs an accepting review by a non-human reviewer that created none of the evidence.")
+    return [Finding("BEV021", "review", message, "$.adjudications", [use])]
+
+
+def decide(requested_uses: list[str], findings: list[Finding]) -> list[dict[str, Any]]:
+    """Per-use decisions: rejected on any relevant error, review on any relevant review, else admitted."""
+    decisions = []
+    for use in requested_uses:
+        relevant = [f for f in findings if f.rule_id in ("SCHEMA", "RECORD_INTEGRITY") or use in f.blocking_uses]
+        status = ("rejected" if any(f.severity == "error" for f in relevant) else
+                  "review_required" if any(f.severity == "review" for f in relevant) else "admitted")
+        decisions.append({"use": use, "admission_status": status,
+                          "reason_codes": sorted({f.rule_id for f in relevant})})
+    return decisions
+
+
+def overall(decisions: list[dict[str, Any]], findings: list[Finding]) -> str:
+    if not decisions or any(f.severity == "error" for f in findings):
+        return "rejected"
+    if any(d["admission_status"] == "review_required" for d in decisions):
+        return "review_required"
+    return "admitted"

@@ -1,0 +1,68 @@
+"""The JSON Schema of records, compiled once for the hot path.
+
+``schemas/bioevidence_core.schema.json`` (generated from the LinkML schema) is the published
+contract. Records are checked with jsonschema-rs, a compiled validator with format
+assertions on (``date-time``, ``uri``); ``tests/gate/test_schema_equivalence.py`` proves it
+accepts and rejects exactly what the reference implementation ``jsonschema`` does over a
+corpus of valid and invalid records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..io import canonical_json
+from ..resources import schema_file
+from .findings import Finding
+
+RECORD_SCHEMA = "bioevidence_core.schema.json"
+LINKML_SCHEMA = "bioevidence_core.yaml"
+
+
+def json_path(path: Any) -> str:
+    """``["evidence_items", 0, "locator"]`` -> ``$.evidence_items[0].locator``."""
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+
+
+@dataclass(frozen=True)
+class CompiledSchema:
+    schema: dict[str, Any]
+    version: str
+    sha256: str
+    path: Path
+    _validator: Any
+
+    def is_valid(self, record: Any) -> bool:
+        return bool(self._validator.is_valid(record))
+
+    def findings(self, record: Any, uses: list[str]) -> list[Finding]:
+        """One SCHEMA finding per violation, ordered by location (empty when valid)."""
+        if self._validator.is_valid(record):
+            return []
+        errors = sorted(self._validator.iter_errors(record), key=lambda e: [str(p) for p in e.instance_path])
+        return [Finding("SCHEMA", "error", e.message, json_path(e.instance_path), list(uses)) for e in errors]
+
+
+def compile_schema(schema: dict[str, Any], path: Path) -> CompiledSchema:
+    import jsonschema_rs
+
+    validator = jsonschema_rs.Draft202012Validator(schema, validate_formats=True)
+    return CompiledSchema(
+        schema=schema,
+        version=str(schema.get("version", "unknown")),
+        sha256=hashlib.sha256(canonical_json(schema)).hexdigest(),
+        path=path,
+        _validator=validator,
+    )
+
+
+@cache
+def record_schema() -> CompiledSchema:
+    """The packaged record schema, compiled once per process."""
+    path = schema_file(RECORD_SCHEMA)
+    return compile_schema(json.loads(path.read_text(encoding="utf-8")), path)

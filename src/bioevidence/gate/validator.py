@@ -1,0 +1,135 @@
+"""The gate: validate a record against the schema, a profile and optional grounders.
+
+``Validator`` compiles the schema and loads profiles once and is reused for a whole batch;
+``validate`` is the one-shot convenience. Pipeline per record (same order as the reference):
+
+1. JSON Schema (SCHEMA findings stop here);
+2. integrity (RECORD_INTEGRITY findings stop here);
+3. each grounder's ``ground`` once (findings + verified item ids);
+4. fixed checks and per-use contracts (BEV001-BEV013, BEV020, BEV021);
+5. per-use decisions and the overall status.
+
+Fail closed: an exception inside a grounder becomes a GROUNDER_FAILURE finding (error).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..errors import ConfigurationError, InputError
+from ..io import canonical_json
+from . import checks
+from .findings import Finding
+from .grounding import Grounder
+from .profiles import Profile, builtin_profiles, load_profile
+from .report import Report, UseDecision
+from .schema import CompiledSchema, record_schema
+
+VALIDATOR_NAME = "bioevidence"
+DEFAULT_PROFILE = "general"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+class Validator:
+    """Validate many records with one compiled schema, a fixed profile (or profiles chosen by
+    each record's ``profile_id`` among the built-ins) and a fixed list of grounders.
+
+    >>> v = Validator(profile="general")
+    >>> v.validate(record).overall_status  # doctest: +SKIP
+    'admitted'
+    """
+
+    def __init__(self, profile: str | Path | Profile | None = None, *, grounders: Sequence[Grounder] = (),
+                 clock: Callable[[], str] = _now, schema: CompiledSchema | None = None) -> None:
+        self.schema = schema or record_schema()
+        self.grounders = list(grounders)
+        self.clock = clock
+        self._profiles: dict[str, Profile] = {}
+        self.profile: Profile | None
+        if profile is None:
+            self.profile = None
+        elif isinstance(profile, Profile):
+            self.profile = profile
+        else:
+            self.profile = load_profile(profile)
+        self.schema_sources = [{"role": "baseline", "version": self.schema.version, "sha256": self.schema.sha256}]
+
+    def profile_for(self, record: Any) -> Profile:
+        """The fixed profile, else the built-in named by the record's ``profile_id`` (``general`` if none)."""
+        if self.profile is not None:
+            return self.profile
+        name = record.get("profile_id") if isinstance(record, dict) else None
+        if not isinstance(name, str) or name not in builtin_profiles():
+            name = DEFAULT_PROFILE
+        cached = self._profiles.get(name)
+        if cached is None:
+            cached = self._profiles[name] = load_profile(name)
+        return cached
+
+    def validate(self, record: Any) -> Report:
+        """Validate one record (a parsed JSON value) and return its report."""
+        try:
+            canonical = canonical_json(record)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"record is not plain JSON data: {exc}") from exc
+        profile = self.profile_for(record)
+        requested = record.get("requested_uses") if isinstance(record, dict) else None
+        uses = list(dict.fromkeys(u for u in requested if isinstance(u, str))) if isinstance(requested, list) else []
+        findings = self.schema.findings(record, uses)
+        if not findings:
+            findings = checks.integrity(record, profile)
+            if not findings and self.profile is None and record.get("profile_id") not in builtin_profiles():
+                findings = [Finding("RECORD_INTEGRITY", "error",
+                                    f"profile_id {record['profile_id']!r} is not a built-in profile "
+                                    f"({', '.join(builtin_profiles())}); pass --profile PATH to its YAML file.",
+                                    "$.profile_id", uses)]
+        if not findings:
+            verified: set[str] = set()
+            grounded: list[Finding] = []
+            for grounder in self.grounders:
+                try:
+                    result = grounder.ground(record)
+                except Exception as exc:  # fail closed: a broken grounder never admits a record
+                    grounded.append(Finding("GROUNDER_FAILURE", "error",
+                                            f"grounder {grounder.name} failed: {type(exc).__name__}: {exc}",
+                                            "$", uses))
+                    continue
+                verified |= result.verified
+                grounded.extend(result.findings)
+            findings = checks.contracts(record, profile, verified) + grounded
+        decisions = checks.decide(uses, findings)
+        return Report(
+            validator=VALIDATOR_NAME,
+            validator_version=__version__,
+            record_id=record.get("record_id") if isinstance(record, dict) and isinstance(
+                record.get("record_id"), str) else None,
+            profile_id=profile.id,
+            profile_version=profile.version,
+            profile_sha256=profile.sha256,
+            schema_version=self.schema.version,
+            schema_sha256=self.schema.sha256,
+            schema_sources=self.schema_sources,
+            input_sha256=hashlib.sha256(canonical).hexdigest(),
+            validated_at=self.clock(),
+            schema_valid=not any(f.rule_id == "SCHEMA" for f in findings),
+            overall_status=checks.overall(decisions, findings),
+            findings=findings,
+            use_decisions=[UseDecision(d["use"], d["admission_status"], d["reason_codes"]) for d in decisions],
+            grounding=[g.name for g in self.grounders] if self.grounders else None,
+        )
+
+
+def validate(record: Any, *, profile: str | Path | Profile | None = None,
+             grounders: Sequence[Grounder] = ()) -> Report:
+    """Validate one record; ``profile`` defaults to the built-in named by its ``profile_id``."""
+    if profile is not None and not isinstance(profile, str | Path | Profile):
+        raise ConfigurationError("profile must be a built-in name, a path or a Profile")
+    return Validator(profile, grounders=grounders).validate(record)
