@@ -1,0 +1,241 @@
+"""Gene grounder over HGNC releases: approved symbols and ids, previous symbols, aliases, withdrawals.
+
+Reads the official ``hgnc_complete_set`` TSV (``hgnc_id``, ``symbol``, ``status``,
+``alias_symbol``, ``prev_symbol``; ``|``-separated lists) or an HGNC custom download
+(``HGNC ID``, ``Approved symbol``, ``Approved name``, ``Status``, ``Alias symbols``, ``Previous
+symbols``; comma-separated), plain or gzip. Several files may be combined (e.g. the complete
+set plus a custom download that lists withdrawn entries). The index is cached on disk by the
+files' SHA-256.
+
+For entities of type ``gene`` or with an ``HGNC:`` id, and for the locator key ``gene``:
+
+* a statement scope naming a non-human ``NCBITaxon:`` → one BEV015 (HGNC is human only);
+* unknown HGNC id → BEV016; withdrawn id → BEV023 naming the entry it was merged into (or that
+  the symbol now names another gene, when a withdrawn symbol was reused);
+* label not the approved symbol (or name) of the id → BEV017 naming the symbol;
+* symbol that is a previous symbol or an alias → BEV023 naming the approved symbol(s);
+  wrong case → BEV023; withdrawn symbol → BEV023; unknown symbol → BEV016 with close matches.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import ConfigurationError
+from ..findings import Finding, Fix
+from ..grounding import Grounding, finding
+from .cache import cached
+from .common import entities, items, pairs, requested_uses, scope_tokens
+
+INDEX_VERSION = 1
+HUMAN = "NCBITaxon:9606"
+_SEE = re.compile(r"HGNC:\d+")
+_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+
+_COLUMNS = {
+    "official": ("hgnc_id", "symbol", "name", "status", "alias_symbol", "prev_symbol"),
+    "custom": ("HGNC ID", "Approved symbol", "Approved name", "Status", "Alias symbols", "Previous symbols"),
+}
+
+
+def _split(value: str, sep: str) -> list[str]:
+    value = value.strip().strip('"')
+    return [v.strip() for v in value.split(sep) if v.strip()] if value else []
+
+
+def build_index(data: bytes) -> dict[str, Any]:
+    """Index one HGNC TSV into plain values."""
+    text = data.decode("utf-8-sig")
+    reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
+    header = next(reader, [])
+    layout = next((name for name, cols in _COLUMNS.items() if all(c in header for c in cols)), None)
+    if layout is None:
+        raise ConfigurationError(
+            "the genes file is neither the HGNC complete set (hgnc_id, symbol, status, alias_symbol, "
+            "prev_symbol) nor an HGNC custom download (HGNC ID, Approved symbol, Status, ...); "
+            "download hgnc_complete_set.txt from genenames.org")
+    cols = [header.index(c) for c in _COLUMNS[layout]]
+    sep = "|" if layout == "official" else ","
+    ids: dict[str, tuple[Any, ...]] = {}
+    for row in reader:
+        if len(row) <= max(cols):
+            continue
+        hgnc_id, symbol, name, status = (row[c].strip().strip('"') for c in cols[:4])
+        if not hgnc_id.startswith("HGNC:"):
+            continue
+        see = tuple(_SEE.findall(name)) if "withdrawn" in status.lower() else ()
+        aliases = tuple(_split(row[cols[4]], sep))
+        prevs = tuple(_split(row[cols[5]], sep))
+        ids[hgnc_id] = (symbol, name, status, see, aliases, prevs)
+    return {"ids": ids}
+
+
+@dataclass
+class Genes:
+    """A merged HGNC index with the lookups the grounder needs."""
+
+    version: str
+    ids: dict[str, tuple[Any, ...]]
+
+    def __post_init__(self) -> None:
+        self.approved: dict[str, str] = {}
+        self.withdrawn: dict[str, list[str]] = {}
+        self.previous: dict[str, list[str]] = {}
+        self.alias: dict[str, list[str]] = {}
+        for hgnc_id, (symbol, _name, status, _see, aliases, prevs) in self.ids.items():
+            if status == "Approved":
+                self.approved[symbol] = hgnc_id
+                for s in prevs:
+                    self.previous.setdefault(s, []).append(hgnc_id)
+                for s in aliases:
+                    self.alias.setdefault(s, []).append(hgnc_id)
+            else:
+                self.withdrawn.setdefault(symbol, []).append(hgnc_id)
+        self.upper = {s.upper(): s for s in self.approved}
+
+    @property
+    def release(self) -> str:
+        return f"HGNC@{self.version}"
+
+    def symbol_of(self, hgnc_id: str) -> str:
+        return str(self.ids[hgnc_id][0])
+
+    def close(self, symbol: str, n: int = 3) -> list[str]:
+        import difflib
+
+        return difflib.get_close_matches(symbol.upper(), list(self.upper), n=n, cutoff=0.75)
+
+
+def load_genes(paths: Sequence[Path | str], *, version: str | None = None, cache_root: Path | None = None) -> Genes:
+    """Load and merge HGNC files (plain or gzip); ``version`` defaults to the date in the first file name."""
+    merged: dict[str, tuple[Any, ...]] = {}
+    for path in map(Path, paths):
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise ConfigurationError(f"cannot read genes file {path}: {exc.strerror}; check --genes",
+                                     path=str(path)) from exc
+        if raw[:2] == b"\x1f\x8b":
+            try:
+                raw = gzip.decompress(raw)
+            except (OSError, EOFError) as exc:
+                raise ConfigurationError(f"{path} is not valid gzip", path=str(path)) from exc
+        sha = hashlib.sha256(raw).hexdigest()
+        index = cached("hgnc", sha, INDEX_VERSION, lambda raw=raw: build_index(raw), cache_root)  # type: ignore[misc]
+        for hgnc_id, entry in index["ids"].items():
+            if hgnc_id not in merged or merged[hgnc_id][2] != "Approved":
+                merged[hgnc_id] = tuple(entry)
+    if version is None:
+        first = Path(paths[0]).name if paths else ""
+        match = _DATE.search(first)
+        version = match.group(1) if match else first
+    return Genes(version, merged)
+
+
+class GeneGrounder:
+    """Ground gene symbols and HGNC ids (see module docstring)."""
+
+    def __init__(self, genes: Genes, locator_keys: Sequence[str] = ("gene",)) -> None:
+        self.genes = genes
+        self.locator_keys = tuple(locator_keys)
+        self.name = f"genes:{genes.release}"
+
+    def check_symbol(self, symbol: str, path: str, uses: list[str], fix_value: Any = None) -> list[Finding]:
+        g = self.genes
+        if symbol in g.approved:
+            return []
+        for table, what in ((g.previous, "a previous symbol"), (g.alias, "an alias")):
+            owners = table.get(symbol)
+            if owners:
+                names = [g.symbol_of(i) for i in owners]
+                named = ", ".join(f"{s} ({i})" for s, i in zip(names, owners, strict=True))
+                fix = Fix("replace", path, names[0] if fix_value is None else fix_value(names[0]),
+                          f"use the approved symbol {names[0]}") if len(owners) == 1 else None
+                return [finding("BEV023", f"'{symbol}' is {what} in {g.release}; the approved symbol is {named}",
+                                path, uses, fix)]
+        if symbol.upper() in g.upper:
+            right = g.upper[symbol.upper()]
+            return [finding("BEV023", f"'{symbol}' is not an approved symbol; the approved symbol is "
+                            f"'{right}' ({g.approved[right]}) (gene symbols are case-sensitive)", path, uses,
+                            Fix("replace", path, right if fix_value is None else fix_value(right)))]
+        gone = g.withdrawn.get(symbol)
+        if gone:
+            see = list(dict.fromkeys(s for i in gone for s in g.ids[i][3]))
+            targets = [f"{g.symbol_of(s)} ({s})" for s in see if s in g.ids]
+            tail = f"; it was merged into {', '.join(targets)}" if targets else ""
+            fix = Fix("replace", path, g.symbol_of(see[0]) if fix_value is None else fix_value(g.symbol_of(see[0]))) \
+                if len(see) == 1 and see[0] in g.ids else None
+            return [finding("BEV023", f"'{symbol}' is a withdrawn HGNC symbol ({', '.join(gone)}){tail}",
+                            path, uses, fix)]
+        close = g.close(symbol)
+        hint = f"; closest approved symbols: {', '.join(g.upper[c] for c in close)}" if close else ""
+        return [finding("BEV016", f"'{symbol}' is not an HGNC symbol in {g.release}{hint}", path, uses)]
+
+    def check_entity(self, entity: dict[str, Any], path: str, uses: list[str]) -> list[Finding]:
+        g = self.genes
+        raw_id = entity.get("id")
+        curie = raw_id if isinstance(raw_id, str) else ""
+        label = entity.get("label") if isinstance(entity.get("label"), str) else None
+        if curie.upper().startswith("HGNC:"):
+            hgnc_id = "HGNC:" + curie.split(":", 1)[1]
+            entry = g.ids.get(hgnc_id)
+            if entry is None:
+                owner = g.approved.get(label) if label else None
+                hint = f"; '{label}' is {owner}" if owner else ""
+                return [finding("BEV016", f"{hgnc_id} does not exist in {g.release}{hint}", f"{path}.id", uses,
+                                Fix("replace", f"{path}.id", owner) if owner else None)]
+            symbol, name, status = entry[0], entry[1], entry[2]
+            if status != "Approved":
+                see = [s for s in entry[3] if s in g.ids]
+                now = g.approved.get(symbol)
+                parts = [f"{hgnc_id} ({symbol}) is {status.lower()} in {g.release}"]
+                if see:
+                    parts.append(f"it was merged into {', '.join(f'{i} ({g.symbol_of(i)})' for i in see)}")
+                if now:
+                    parts.append(f"the symbol {symbol} now names another gene, {now} ({g.ids[now][1]})")
+                target = see[0] if len(see) == 1 else None
+                return [finding("BEV023", "; ".join(parts), f"{path}.id", uses,
+                                Fix("replace", f"{path}.id", target) if target else None)]
+            if label is not None and label not in (symbol, name):
+                owner = g.approved.get(label)
+                hint = f"; '{label}' is {owner}" if owner else ""
+                return [finding("BEV017", f"'{label}' is not the approved symbol of {hgnc_id}, which is "
+                                f"'{symbol}'{hint}", f"{path}.label", uses,
+                                Fix("replace", f"{path}.label", symbol))]
+            return []
+        if label is None or entity.get("entity_type") != "gene":
+            return []
+        return self.check_symbol(label, f"{path}.label", uses)
+
+    def ground(self, record: dict[str, Any]) -> Grounding:
+        uses = requested_uses(record)
+        relevant = [(p, e) for p, e in entities(record)
+                    if e.get("entity_type") == "gene" or str(e.get("id", "")).upper().startswith("HGNC:")]
+        located: list[tuple[int, str, str, str]] = []
+        for index, item in items(record):
+            locator = str(item.get("locator", ""))
+            kv = pairs(locator.split("#", 1)[0]) or {}
+            located.extend((index, locator, k, v) for k, v in kv.items() if k in self.locator_keys)
+        if not relevant and not located:
+            return Grounding()
+        other = [t for t in scope_tokens(record) if t.startswith("NCBITaxon:") and t != HUMAN]
+        if other:
+            return Grounding([finding("BEV015", f"the scope names {', '.join(other)}; {self.genes.release} "
+                                      "covers human genes only, so the genes cannot be confirmed",
+                                      "$.statement.scope", uses)])
+        found: list[Finding] = []
+        for path, entity in relevant:
+            found.extend(self.check_entity(entity, path, uses))
+        for index, locator, key, value in located:
+            path = f"$.evidence_items[{index}].locator"
+            found.extend(self.check_symbol(
+                value, path, uses, lambda new, loc=locator, k=key, v=value: loc.replace(f"{k}={v}", f"{k}={new}")))
+        return Grounding(found)

@@ -1,0 +1,144 @@
+"""The one text normaliser: the literature grounder verifies quotes with it, the librarian cuts them with it.
+
+Both sides of a comparison go through :func:`normalize`, so a quote the librarian cuts from a
+passage verifies against that passage by construction. What is forgiven, and nothing else:
+
+* Unicode NFKC (ligatures ``ﬁ`` → ``fi``, full-width forms, the micro sign);
+* typographic quote marks → ``'`` and ``"``; dashes, hyphen variants and the minus sign → ``-``;
+* soft hyphens and zero-width characters removed; every run of whitespace (line breaks, no-break
+  and thin spaces) → one space; no space just inside brackets or before ``, . ; :``;
+* Greek letters written out (``β`` and ``beta`` are the same text);
+* inline citation markers: the caller replaces them by :data:`CITATION` (the JATS parser does so
+  for ``<xref ref-type="bibr">``); a group of them with its brackets and separators is dropped;
+  numeric square-bracket markers (``[12]``, ``[3, 7-9]``) are dropped everywhere.
+
+A quote additionally gets (:func:`quote_forms`): end-of-line hyphenation from PDFs
+(``resis- tance`` as ``resistance`` or ``resis-tance``), parenthesised or superscript numeric
+markers that are citation markers in the paper, a trailing full stop, and the case of its first
+letter. A changed word, number, negation or species is never forgiven.
+
+Case is preserved (gene symbols are case-sensitive).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+#: Placeholder for an inline citation marker (a private-use character, never in real text).
+CITATION = "\ue000"
+
+_GREEK_NAMES = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"]
+_GREEK_LOWER = "αβγδεζηθικλμνξοπρστυφχψω"
+_GREEK_UPPER = "ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ"
+
+_TABLE: dict[int, str] = {}
+for _letter, _name in zip(_GREEK_LOWER, _GREEK_NAMES, strict=True):
+    _TABLE[ord(_letter)] = _name
+for _letter, _name in zip(_GREEK_UPPER, _GREEK_NAMES, strict=True):
+    _TABLE[ord(_letter)] = _name.capitalize()
+_TABLE[ord("ς")] = "sigma"
+_TABLE[ord("ϐ")] = "beta"
+_TABLE[ord("ϑ")] = "theta"
+_TABLE[ord("ϕ")] = "phi"
+for _ch in "\u2018\u2019\u201a\u201b\u2032\u0060\u00b4":
+    _TABLE[ord(_ch)] = "'"
+for _ch in "\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb":
+    _TABLE[ord(_ch)] = '"'
+for _ch in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043":
+    _TABLE[ord(_ch)] = "-"
+for _ch in "\u00ad\u200b\u200c\u200d\u2060\ufeff":
+    _TABLE[ord(_ch)] = ""
+
+_SPACE = re.compile(r"\s+")
+_GROUP = CITATION + r"(?:[\s,;\-]*(?:and\s+)?" + CITATION + r")*"
+_CITATION_GROUP = re.compile(r"\s*\[\s*" + _GROUP + r"\s*\]|\s*\(\s*" + _GROUP + r"\s*\)|\s*" + _GROUP)
+_BRACKET_NUMBERS = re.compile(r"\s*\[\d+(?:\s*[,;\-]\s*\d+)*\]")
+_PAREN_NUMBERS = re.compile(r"\s*\((\d+(?:\s*[,;\-]\s*\d+)*)\)")
+_GLUED_NUMBERS = re.compile(r"(?<=[A-Za-z)\]])(\d+(?:[,\-]\d+)*)(?=[\s.,;:]|$)")
+_INSIDE_OPEN = re.compile(r"([(\[]) ")
+_INSIDE_CLOSE = re.compile(r" ([)\],.;:])")
+_HYPHEN_BREAK = re.compile(r"([A-Za-z])- ([a-z])")
+_WORD = re.compile(r"[0-9A-Za-z]+(?:[.,][0-9]+)*")
+
+
+def normalize(text: str) -> str:
+    """The canonical form used for matching (case preserved, citation markers dropped)."""
+    text = unicodedata.normalize("NFKC", text).translate(_TABLE)
+    if CITATION in text:
+        text = _CITATION_GROUP.sub("", text)
+    if "[" in text:
+        text = _BRACKET_NUMBERS.sub("", text)
+    text = _SPACE.sub(" ", text).strip()
+    text = _INSIDE_OPEN.sub(r"\1", text)
+    return _INSIDE_CLOSE.sub(r"\1", text)
+
+
+def marker_key(marker: str) -> str:
+    """How a citation marker's text is compared: digits and separators only (``(12, 13)`` → ``12,13``)."""
+    return re.sub(r"[^0-9,\-]", "", normalize(marker).replace(";", ","))
+
+
+def quote_forms(quote: str, markers: Iterable[str] = ()) -> list[str]:
+    """The canonical forms a quote may take in the paper (see module docstring), most literal first.
+
+    ``markers`` are the paper's citation markers as :func:`marker_key` gives them; only those
+    are removed from the quote when written in parentheses or glued to a word as superscripts.
+    """
+    base = normalize(quote)
+    keys = frozenset(markers)
+    if keys:
+        def drop(match: re.Match[str]) -> str:
+            return "" if marker_key(match.group(1)) in keys else match.group(0)
+
+        base = _PAREN_NUMBERS.sub(drop, base)
+        base = _GLUED_NUMBERS.sub(drop, base)
+        base = _INSIDE_CLOSE.sub(r"\1", _SPACE.sub(" ", base).strip())
+    while base.endswith((".", " ")):
+        base = base[:-1]
+    forms = [base]
+    if _HYPHEN_BREAK.search(base):
+        forms.append(_HYPHEN_BREAK.sub(r"\1\2", base))
+        forms.append(_HYPHEN_BREAK.sub(r"\1-\2", base))
+    out: list[str] = []
+    for form in forms:
+        out.append(form)
+        if form and form[0].isalpha():
+            first = form[0].lower() if form[0].isupper() else form[0].upper()
+            out.append(first + form[1:])
+    return list(dict.fromkeys(f for f in out if f))
+
+
+def words(text: str) -> list[str]:
+    """Word tokens of canonical text: letters/digits runs, keeping decimals like ``2.44`` whole."""
+    return _WORD.findall(text)
+
+
+def word_count(text: str) -> int:
+    return len(words(normalize(text)))
+
+
+_ABBREVIATIONS = re.compile(
+    r"(?:\b(?:et al|e\.g|i\.e|vs|Fig|Figs|Ref|Refs|Eq|No|approx|ca|cf|resp|Dr|Mr|Mrs|St|Suppl)|\b[A-Z])\.$"
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Sentence boundaries in canonical text as (start, end) offsets; abbreviations do not end one."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        head = text[start:match.start()]
+        if _ABBREVIATIONS.search(head):
+            continue
+        spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
+
+
+def sentences(text: str) -> list[str]:
+    return [text[a:b] for a, b in sentence_spans(text)]
