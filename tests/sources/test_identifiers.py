@@ -64,9 +64,7 @@ def test_pmcid_is_upper_case_with_prefix(number: int, prefix: str) -> None:
     assert parse_identifier(parsed.key) == parsed
 
 
-_suffix = st.text(
-    alphabet=st.characters(min_codepoint=33, max_codepoint=126, exclude_characters="%?#"), min_size=1
-)
+_suffix = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126, exclude_characters="%?#"), min_size=1)
 
 
 @given(st.integers(min_value=1000, max_value=99999), _suffix.filter(lambda s: not s.endswith(".")))

@@ -66,9 +66,7 @@ def test_europepmc_retraction_comment_marks_retracted() -> None:
         "title": "X",
         "pubYear": "2001",
         "pubTypeList": {"pubType": ["Journal Article"]},
-        "commentCorrectionList": {
-            "commentCorrection": [{"id": "9", "source": "MED", "type": "Retraction in"}]
-        },
+        "commentCorrectionList": {"commentCorrection": [{"id": "9", "source": "MED", "type": "Retraction in"}]},
     }
     meta = parse_metadata(json.dumps({"resultList": {"result": [result]}}).encode())
     assert meta.retracted and meta.retraction_notices[0].id == "pmid:9"
@@ -104,9 +102,7 @@ def test_pubmed_xml_record(shared_data: Path) -> None:
     assert meta.found and meta.pmid == "35123456" and not meta.retracted and meta.title
 
 
-@pytest.mark.parametrize(
-    "data", [b"{}", b"[1]", b"<broken", b"not json"], ids=["empty", "list", "xml", "text"]
-)
+@pytest.mark.parametrize("data", [b"{}", b"[1]", b"<broken", b"not json"], ids=["empty", "list", "xml", "text"])
 def test_unknown_bytes_are_input_errors(data: bytes) -> None:
     with pytest.raises(InputError):
         parse_metadata(data)

@@ -184,9 +184,7 @@ def europepmc_result(result: dict[str, Any]) -> WorkMetadata:
     if isinstance(author_list, list):
         authors = tuple(str(a.get("fullName") or a.get("collectiveName") or "") for a in author_list)
     else:
-        authors = tuple(
-            a.strip() for a in str(result.get("authorString", "")).rstrip(".").split(",") if a.strip()
-        )
+        authors = tuple(a.strip() for a in str(result.get("authorString", "")).rstrip(".").split(",") if a.strip())
     journal_info = result.get("journalInfo") or {}
     journal = str((journal_info.get("journal") or {}).get("title") or result.get("journalTitle") or "")
     pmcid = result.get("pmcid")

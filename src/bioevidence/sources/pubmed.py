@@ -35,11 +35,7 @@ def parse_pubmed_article(article: etree._Element) -> WorkMetadata:
         parsed = parse_identifier(raw)
         if parsed is not None and parsed not in ids:
             ids.append(parsed)
-    types = (
-        tuple(text_of(t) for t in art.iterfind("PublicationTypeList/PublicationType"))
-        if art is not None
-        else ()
-    )
+    types = tuple(text_of(t) for t in art.iterfind("PublicationTypeList/PublicationType")) if art is not None else ()
     lowered = {t.lower() for t in types}
     retractions: list[Notice] = []
     concerns: list[Notice] = []
@@ -61,16 +57,10 @@ def parse_pubmed_article(article: etree._Element) -> WorkMetadata:
     authors: list[str] = []
     if art is not None:
         for author in art.iterfind("AuthorList/Author"):
-            name = " ".join(
-                p for p in (text_of(author.find("LastName")), text_of(author.find("Initials"))) if p
-            )
+            name = " ".join(p for p in (text_of(author.find("LastName")), text_of(author.find("Initials"))) if p)
             authors.append(name or text_of(author.find("CollectiveName")))
     pubdate = art.find("Journal/JournalIssue/PubDate") if art is not None else None
-    year = (
-        _year(text_of(pubdate.find("Year")) or text_of(pubdate.find("MedlineDate")))
-        if pubdate is not None
-        else None
-    )
+    year = _year(text_of(pubdate.find("Year")) or text_of(pubdate.find("MedlineDate"))) if pubdate is not None else None
     return WorkMetadata(
         "pubmed",
         bool(pmid),
@@ -95,14 +85,10 @@ def parse_pubmed_articles(data: bytes, *, file: str | None = None) -> list[WorkM
     return [parse_pubmed_article(a) for a in root.iter("PubmedArticle")]
 
 
-def parse_pubmed_xml(
-    data: bytes, *, want: PublicationId | None = None, file: str | None = None
-) -> WorkMetadata:
+def parse_pubmed_xml(data: bytes, *, want: PublicationId | None = None, file: str | None = None) -> WorkMetadata:
     """The article ``want`` names (or the first) of an efetch response; ``found=False`` when absent."""
     articles = parse_pubmed_articles(data, file=file)
     for meta in articles:
         if want is None or want in meta.ids:
             return meta
-    return WorkMetadata(
-        "pubmed", False, ids=(want,) if want else (), error=f"not among {len(articles)} articles"
-    )
+    return WorkMetadata("pubmed", False, ids=(want,) if want else (), error=f"not among {len(articles)} articles")

@@ -122,9 +122,7 @@ class SnapshotStore:
         check_sha256(sha)
         ext = ext.lstrip(".").lower()
         if ext and not _EXT_RE.match(ext):
-            raise ConfigurationError(
-                f"extension {ext!r} must be 1-16 lower-case letters or digits, e.g. 'xml'"
-            )
+            raise ConfigurationError(f"extension {ext!r} must be 1-16 lower-case letters or digits, e.g. 'xml'")
         name = sha + (f".{ext}" if ext else "") + (".gz" if compress else "")
         return self.root / name
 
@@ -232,7 +230,5 @@ class SnapshotStore:
                 problems.append(Problem("missing", sha, str(path), exc.message))
         for sha in sorted(set(expected or ())):
             if check_sha256(sha) and self.find(sha) is None:
-                problems.append(
-                    Problem("missing", sha, str(self.root / sha), "referenced but not in the store")
-                )
+                problems.append(Problem("missing", sha, str(self.root / sha), "referenced but not in the store"))
         return problems

@@ -36,9 +36,7 @@ def parse_xml(data: bytes, *, file: str | None = None, limit: int = MAX_XML_BYTE
     try:
         root = etree.fromstring(data, parser=parser)
     except etree.XMLSyntaxError as exc:
-        raise InputError(
-            f"malformed XML: {exc}; the response was truncated or is not XML", file=file
-        ) from exc
+        raise InputError(f"malformed XML: {exc}; the response was truncated or is not XML", file=file) from exc
     if root is None:
         raise InputError("empty XML document", file=file)
     return root

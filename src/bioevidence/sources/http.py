@@ -1,0 +1,444 @@
+"""The one HTTP layer of bioevidence (httpx): retries, rate limits, size caps, a response cache.
+
+* Timeouts: separate connect and read timeouts (:class:`HttpConfig`).
+* Retries: 429, 5xx and connection errors (reset, refused, timeout, truncated body) are
+  retried with exponential backoff and jitter, honouring ``Retry-After`` (seconds or an HTTP
+  date), up to ``max_attempts``; anything else fails at once with one :class:`RetrievalError`.
+* Per-service politeness: a rate (requests/s) and a concurrency cap per service
+  (NCBI 3/s, 10/s with ``NCBI_API_KEY``; Europe PMC and Crossref a few requests at a time).
+* A maximum download size, checked against ``Content-Length`` and while streaming.
+* Content-type checks against what the caller expects.
+* An on-disk cache keyed by method + URL + sorted parameters. Only complete 200 responses that
+  passed the size, type and caller's ``validate`` checks are stored (one atomic file each), so
+  a failed or truncated response is never served from it.
+* httpx errors are translated into :class:`RetrievalError` in :func:`translate_error` only.
+
+Clock, sleep and randomness are injectable so tests run backoff in milliseconds.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import json
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode, urlsplit
+
+from .._version import __version__
+from ..errors import ConfigurationError, InputError, RetrievalError
+from ..io import atomic_write_bytes
+
+if TYPE_CHECKING:  # pragma: no cover
+    import httpx
+
+__all__ = ["HostLimit", "HttpClient", "HttpConfig", "HttpResponse", "translate_error"]
+
+DEFAULT_URLS = {
+    "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest",
+    "eutils": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
+    "crossref": "https://api.crossref.org",
+}
+ENV_URLS = {
+    "europepmc": "BIOEVIDENCE_EUROPEPMC_URL",
+    "eutils": "BIOEVIDENCE_EUTILS_URL",
+    "crossref": "BIOEVIDENCE_CROSSREF_URL",
+}
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class HostLimit:
+    """Politeness for one service: at most ``rate`` requests per second (None = no rate cap)
+    and at most ``concurrency`` requests in flight."""
+
+    rate: float | None
+    concurrency: int
+
+
+def default_limits(ncbi_api_key: str | None) -> dict[str, HostLimit]:
+    return {
+        "eutils": HostLimit(10.0 if ncbi_api_key else 3.0, 10 if ncbi_api_key else 3),
+        "europepmc": HostLimit(None, 5),
+        "crossref": HostLimit(10.0, 3),
+        "default": HostLimit(None, 4),
+    }
+
+
+@dataclass(frozen=True)
+class HttpConfig:
+    """Settings of the HTTP layer; :meth:`from_env` reads the ``BIOEVIDENCE_*`` variables."""
+
+    email: str | None = None
+    tool: str = "bioevidence"
+    connect_timeout: float = 10.0
+    read_timeout: float = 30.0
+    max_attempts: int = 5
+    backoff_base: float = 0.5
+    backoff_max: float = 30.0
+    retry_after_max: float = 120.0
+    max_bytes: int = 50 * 1024 * 1024
+    cache_dir: Path | None = None
+    ncbi_api_key: str | None = None
+    urls: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_URLS))
+    limits: Mapping[str, HostLimit] | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ConfigurationError("max_attempts must be at least 1")
+        if self.max_bytes < 1:
+            raise ConfigurationError("max_bytes must be positive")
+        for name, url in self.urls.items():
+            if urlsplit(url).scheme not in ("http", "https"):
+                raise ConfigurationError(f"base URL for {name} must start with http:// or https://, got {url!r}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> HttpConfig:
+        env = os.environ if environ is None else environ
+        urls = dict(DEFAULT_URLS)
+        for name, var in ENV_URLS.items():
+            if env.get(var):
+                urls[name] = env[var].rstrip("/")
+        values: dict[str, Any] = {
+            "email": env.get("BIOEVIDENCE_EMAIL") or None,
+            "ncbi_api_key": env.get("NCBI_API_KEY") or None,
+            "urls": urls,
+        }
+        if env.get("BIOEVIDENCE_HTTP_CACHE"):
+            values["cache_dir"] = Path(env["BIOEVIDENCE_HTTP_CACHE"])
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    def url(self, service: str) -> str:
+        try:
+            return self.urls[service].rstrip("/")
+        except KeyError as exc:
+            raise ConfigurationError(f"no base URL configured for service {service!r}") from exc
+
+    def limit(self, service: str) -> HostLimit:
+        limits = self.limits if self.limits is not None else default_limits(self.ncbi_api_key)
+        return limits.get(service) or limits.get("default") or HostLimit(None, 4)
+
+    @property
+    def user_agent(self) -> str:
+        contact = f"; mailto:{self.email}" if self.email else ""
+        return f"bioevidence/{__version__} (+https://github.com/bioevidence/bioevidence{contact})"
+
+    def with_(self, **changes: Any) -> HttpConfig:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    """A complete, checked response."""
+
+    url: str
+    status: int
+    content_type: str
+    content: bytes
+    from_cache: bool = False
+    attempts: int = 1
+
+
+def translate_error(exc: Exception, url: str) -> RetrievalError:
+    """Map an httpx exception to one ``RetrievalError`` (the only place httpx errors are read)."""
+    import httpx
+
+    if isinstance(exc, httpx.TimeoutException):
+        kind = "connect" if isinstance(exc, httpx.ConnectTimeout) else "read"
+        return RetrievalError(
+            f"{kind} timeout talking to {_host(url)}; the service is slow: retry later or raise the timeout",
+            url=url,
+            retryable=True,
+            reason="timeout",
+        )
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return RetrievalError(
+            f"{_host(url)} closed the connection mid-response (truncated body: {exc}); retry later",
+            url=url,
+            retryable=True,
+            reason="truncated",
+        )
+    if isinstance(exc, httpx.NetworkError):
+        return RetrievalError(
+            f"network error talking to {_host(url)} ({type(exc).__name__}: {exc}); "
+            "check the connection or the base URL",
+            url=url,
+            retryable=True,
+            reason="connection",
+        )
+    if isinstance(exc, httpx.TooManyRedirects):
+        return RetrievalError(f"too many redirects from {url}", url=url, reason="redirects")
+    if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
+        return RetrievalError(f"invalid URL {url!r}: {exc}; fix the base URL setting", url=url, reason="url")
+    if isinstance(exc, httpx.HTTPError):
+        return RetrievalError(f"HTTP error for {url}: {exc}", url=url, retryable=True, reason="http")
+    return RetrievalError(f"unexpected error for {url}: {exc}", url=url, reason="unexpected")
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).netloc or url
+
+
+def parse_retry_after(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - now)
+
+
+class _Politeness:
+    """Per-service rate limiter and concurrency cap (thread-safe)."""
+
+    def __init__(self, limit: HostLimit, clock: Callable[[], float], sleep: Callable[[float], None]) -> None:
+        self.limit = limit
+        self.semaphore = threading.BoundedSemaphore(max(1, limit.concurrency))
+        self._lock = threading.Lock()
+        self._next = 0.0
+        self._clock = clock
+        self._sleep = sleep
+
+    def wait_turn(self) -> None:
+        if not self.limit.rate:
+            return
+        interval = 1.0 / self.limit.rate
+        with self._lock:
+            now = self._clock()
+            slot = max(now, self._next)
+            self._next = slot + interval
+        if slot > now:
+            self._sleep(slot - now)
+
+
+class ResponseCache:
+    """On-disk cache of complete responses: one atomic file per key (a JSON header line, then bytes)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    @staticmethod
+    def key(method: str, url: str, params: Mapping[str, Any] | None) -> str:
+        query = urlencode(sorted((str(k), str(v)) for k, v in (params or {}).items()))
+        return hashlib.sha256(f"{method.upper()} {url}?{query}".encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.resp"
+
+    def get(self, key: str) -> HttpResponse | None:
+        path = self._path(key)
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            return None
+        head, sep, body = raw.partition(b"\n")
+        try:
+            meta = json.loads(head)
+        except ValueError:
+            return None
+        if not sep or meta.get("sha256") != hashlib.sha256(body).hexdigest() or meta.get("status") != 200:
+            return None  # damaged entries are ignored (and overwritten by the next success)
+        return HttpResponse(meta["url"], 200, meta.get("content_type", ""), body, from_cache=True)
+
+    def put(self, key: str, response: HttpResponse) -> None:
+        meta = {
+            "url": response.url,
+            "status": response.status,
+            "content_type": response.content_type,
+            "sha256": hashlib.sha256(response.content).hexdigest(),
+        }
+        atomic_write_bytes(self._path(key), json.dumps(meta).encode() + b"\n" + response.content)
+
+
+class HttpClient:
+    """A thread-safe HTTP client with the behaviour described in the module docstring."""
+
+    def __init__(
+        self,
+        config: HttpConfig | None = None,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: Callable[[], float] = random.random,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        import httpx
+
+        self.config = config or HttpConfig.from_env()
+        self._clock, self._sleep, self._rng, self._wall = clock, sleep, rng, wall_clock
+        self._polite: dict[str, _Politeness] = {}
+        self._polite_lock = threading.Lock()
+        self.cache = ResponseCache(self.config.cache_dir) if self.config.cache_dir else None
+        pool = sum(self.config.limit(s).concurrency for s in ("eutils", "europepmc", "crossref", "default"))
+        self._client = httpx.Client(
+            transport=transport,
+            timeout=httpx.Timeout(self.config.read_timeout, connect=self.config.connect_timeout),
+            headers={"User-Agent": self.config.user_agent},
+            follow_redirects=True,
+            limits=httpx.Limits(max_connections=pool, max_keepalive_connections=pool),
+        )
+        self.requests_sent = 0
+
+    def __enter__(self) -> HttpClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _politeness(self, service: str) -> _Politeness:
+        with self._polite_lock:
+            if service not in self._polite:
+                self._polite[service] = _Politeness(self.config.limit(service), self._clock, self._sleep)
+            return self._polite[service]
+
+    def backoff(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait before attempt ``attempt + 1``: exponential with jitter, or ``Retry-After``."""
+        base = min(self.config.backoff_max, self.config.backoff_base * (2 ** (attempt - 1)))
+        jittered = base / 2 + self._rng() * base / 2
+        if retry_after is not None:
+            return max(retry_after, jittered if retry_after == 0 else 0.0)
+        return jittered
+
+    def get(
+        self,
+        url: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        service: str = "default",
+        accept: tuple[str, ...] = (),
+        validate: Callable[[bytes], object] | None = None,
+        use_cache: bool = True,
+        max_bytes: int | None = None,
+    ) -> HttpResponse:
+        """GET ``url`` with retries; return a complete 200 response or raise one ``RetrievalError``.
+
+        ``accept`` lists acceptable content types (prefix match, e.g. ``"application/json"``);
+        ``validate`` parses the body and raises ``InputError`` when it is malformed (then the
+        response is neither cached nor retried); ``use_cache=False`` skips reading the cache
+        (``--refresh``) but still stores the fresh response.
+        """
+        params = dict(params or {})
+        key = ResponseCache.key("GET", url, params) if self.cache else ""
+        if self.cache and use_cache:
+            cached = self.cache.get(key)
+            if cached is not None:
+                return cached
+        limit = max_bytes or self.config.max_bytes
+        polite = self._politeness(service)
+        last: RetrievalError | None = None
+        for attempt in range(1, self.config.max_attempts + 1):
+            retry_after: float | None = None
+            try:
+                with polite.semaphore:
+                    polite.wait_turn()
+                    self.requests_sent += 1
+                    response = self._fetch(url, params, accept, limit)
+            except RetrievalError as exc:
+                if not exc.retryable:
+                    raise
+                last = exc
+                retry_after = exc.context.get("retry_after_seconds")
+            else:
+                response = replace(response, attempts=attempt)
+                if validate is not None:
+                    try:
+                        validate(response.content)
+                    except InputError as exc:
+                        raise RetrievalError(
+                            f"{_host(url)} sent a malformed body ({exc.message}); "
+                            "the service may be degraded: retry later",
+                            url=response.url,
+                            status=response.status,
+                            reason="malformed",
+                        ) from exc
+                if self.cache:
+                    self.cache.put(key, response)
+                return response
+            if attempt < self.config.max_attempts:
+                if retry_after is not None and retry_after > self.config.retry_after_max:
+                    break
+                self._sleep(self.backoff(attempt, retry_after))
+        assert last is not None
+        raise RetrievalError(
+            f"{last.message} (gave up after {self.config.max_attempts} attempts)",
+            url=last.url,
+            status=last.status,
+            retryable=True,
+            reason=last.context.get("reason"),
+            attempts=self.config.max_attempts,
+        )
+
+    def _fetch(self, url: str, params: Mapping[str, Any], accept: tuple[str, ...], limit: int) -> HttpResponse:
+        import httpx
+
+        try:
+            with self._client.stream("GET", url, params=params) as response:
+                final_url = str(response.url)
+                status = response.status_code
+                ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+                if status in RETRY_STATUSES:
+                    raise RetrievalError(
+                        f"{_host(url)} answered {status}; retrying later may help",
+                        url=final_url,
+                        status=status,
+                        retryable=True,
+                        reason="status",
+                        retry_after_seconds=parse_retry_after(response.headers.get("retry-after"), self._wall()),
+                    )
+                if status != 200:
+                    hint = "the identifier is unknown to the service" if status == 404 else "check the request"
+                    raise RetrievalError(
+                        f"{_host(url)} answered {status} for {final_url}; {hint}",
+                        url=final_url,
+                        status=status,
+                        reason="not_found" if status == 404 else "status",
+                    )
+                if accept and not any(ctype.startswith(a) for a in accept):
+                    raise RetrievalError(
+                        f"{_host(url)} sent content type {ctype or 'none'!r}, expected one of {', '.join(accept)}; "
+                        "the base URL may point at a proxy or login page",
+                        url=final_url,
+                        status=status,
+                        reason="content_type",
+                    )
+                declared = response.headers.get("content-length")
+                if declared and declared.isdigit() and int(declared) > limit:
+                    raise RetrievalError(
+                        f"response of {declared} bytes is over the {limit} byte cap; raise max_bytes if expected",
+                        url=final_url,
+                        status=status,
+                        reason="too_large",
+                    )
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > limit:
+                        raise RetrievalError(
+                            f"response grew over the {limit} byte cap; download aborted (raise max_bytes if expected)",
+                            url=final_url,
+                            status=status,
+                            reason="too_large",
+                        )
+                    chunks.append(chunk)
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            raise translate_error(exc, url) from exc
+        return HttpResponse(final_url, status, ctype, b"".join(chunks))
