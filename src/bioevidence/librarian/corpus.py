@@ -1,0 +1,234 @@
+"""Readers that turn pinned sources into :class:`Doc` records for the local index.
+
+A SOURCE is one of:
+
+* a folder of JATS files (``.xml``, ``.nxml``, optionally ``.gz``), read recursively;
+* a snapshot folder holding ``literature.json`` (the catalogue) and content-addressed bytes;
+* a JSONL corpus (optionally ``.gz``) of ``{doc_id, title, abstract}`` records, SciFact style,
+  where ``abstract`` is a list of sentences (that segmentation is kept as sentence ids).
+
+Passage text is the canonical ``match`` form of :mod:`bioevidence.text.jats` (or
+:func:`bioevidence.text.normalize.normalize` of a JSONL sentence): the exact string the
+literature grounder verifies against, so quotes cut from it verify by construction.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["Doc", "DocPassage", "iter_source", "read_jats"]
+
+_SECTION_FIELD = {"intro": "INTRO", "methods": "METHODS", "results": "RESULTS", "discussion": "DISCUSS",
+                  "conclusions": "CONCL"}
+
+
+@dataclass
+class DocPassage:
+    pid: str  # paragraph id (JATS id, or "abstract" for JSONL)
+    kind: str  # abstract | paragraph | caption | table
+    section: str
+    fields: tuple[str, ...]  # search fields this passage feeds
+    text: str  # canonical text (quotes are cut from here)
+    sentences: list[tuple[int, int]]  # sentence spans in ``text``
+
+
+@dataclass
+class Doc:
+    doc_id: str
+    title: str
+    source: str  # file path or store path
+    sha256: str  # SHA-256 of the pinned bytes the passages come from
+    kind: str  # "fulltext" | "abstract"
+    pmid: str | None = None
+    pmcid: str | None = None
+    doi: str | None = None
+    authors: list[str] = field(default_factory=list)
+    journal: str = ""
+    year: int | None = None
+    keywords: list[str] = field(default_factory=list)
+    retrieved_at: str | None = None
+    passages: list[DocPassage] = field(default_factory=list)
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    from ..text.normalize import sentence_spans
+
+    return sentence_spans(text)
+
+
+def _itertext(el: Any) -> str:
+    return "".join(str(t) for t in el.itertext())
+
+
+def _meta_jats(data: bytes) -> dict[str, Any]:
+    """Authors, journal, year, keywords from JATS front matter (passages come from text.jats)."""
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, recover=True)
+    root = etree.fromstring(data, parser)
+    out: dict[str, Any] = {"authors": [], "keywords": [], "journal": "", "year": None}
+    if root is None:
+        return out
+
+    def local(el: Any) -> str:
+        return etree.QName(el).localname if isinstance(el.tag, str) else ""
+
+    for el in root.iter():
+        tag = local(el)
+        if tag == "contrib" and el.get("contrib-type", "author") == "author":
+            sur = next((c for c in el.iter() if local(c) == "surname"), None)
+            given = next((c for c in el.iter() if local(c) == "given-names"), None)
+            if sur is not None and sur.text:
+                name = sur.text.strip() + (" " + "".join(w[0] for w in given.text.split()) if given is not None
+                                           and given.text else "")
+                out["authors"].append(name)
+        elif tag == "journal-title" and not out["journal"]:
+            out["journal"] = " ".join(_itertext(el).split())
+        elif tag == "kwd":
+            out["keywords"].append(" ".join(_itertext(el).split()))
+        elif tag == "pub-date" and out["year"] is None:
+            y = next((c for c in el if local(c) == "year"), None)
+            if y is not None and (y.text or "").strip().isdigit():
+                out["year"] = int(y.text.strip())  # type: ignore[union-attr]
+    return out
+
+
+def read_jats(data: bytes, *, source: str, sha256: str | None = None) -> Doc:
+    """One JATS article as a :class:`Doc` (abstract, body paragraphs, captions, tables)."""
+    from ..text.jats import parse_jats
+
+    article = parse_jats(data, source=source)
+    meta = _meta_jats(data)
+    ids = article.ids
+    pmcid = ids.get("pmcid") or ids.get("pmc")
+    if pmcid and not pmcid.upper().startswith("PMC"):
+        pmcid = "PMC" + pmcid
+    doc = Doc(
+        doc_id="", title=article.title, source=source, sha256=sha256 or hashlib.sha256(data).hexdigest(),
+        kind="fulltext", pmid=ids.get("pmid"), pmcid=pmcid.upper() if pmcid else None,
+        doi=(ids.get("doi") or "").lower() or None, authors=meta["authors"], journal=meta["journal"],
+        year=meta["year"], keywords=meta["keywords"],
+    )
+    seen: set[str] = set()
+    for p in article.passages_for(kinds=("paragraph", "caption", "table")):
+        text = p.match.replace("\n", " ") if p.kind == "table" else p.match
+        if not text or text in seen:
+            continue
+        seen.add(text)
+        if p.section_type == "abstract":
+            fields: tuple[str, ...] = ("ABSTRACT",)
+            kind = "abstract"
+        else:
+            kind = p.kind
+            extra = {"caption": ("FIG",), "table": ("TABLE",)}.get(p.kind, ())
+            sec = _SECTION_FIELD.get(p.section_type)
+            fields = ("BODY", *extra, *((sec,) if sec and p.kind == "paragraph" else ()))
+        spans = [(0, len(text))] if p.kind == "table" else _spans(text)
+        doc.passages.append(DocPassage(p.id, kind, p.section, fields, text, spans))
+    if not any(dp.kind != "abstract" for dp in doc.passages):
+        doc.kind = "abstract"
+    doc.doc_id = (f"pmid:{doc.pmid}" if doc.pmid else f"pmcid:{doc.pmcid}" if doc.pmcid else
+                  f"doi:{doc.doi}" if doc.doi else Path(source).name.split(".")[0])
+    return doc
+
+
+def _jats_files(folder: Path) -> Iterator[Path]:
+    for path in sorted(folder.rglob("*")):
+        name = path.name.lower()
+        if path.is_file() and name.endswith((".xml", ".nxml", ".xml.gz", ".nxml.gz")):
+            yield path
+
+
+def _read_bytes(path: Path) -> bytes:
+    raw = path.read_bytes()
+    return gzip.decompress(raw) if path.name.endswith(".gz") else raw
+
+
+def _iter_jsonl(path: Path) -> Iterator[Doc]:
+    from ..text.normalize import normalize
+
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                doc_id, title, abstract = str(rec["doc_id"]), str(rec.get("title", "")), rec["abstract"]
+            except (ValueError, KeyError, TypeError) as exc:
+                raise InputError(f"line {lineno} is not a {{doc_id, title, abstract}} record ({exc}); "
+                                 "fix or drop the line", file=str(path), line=lineno) from exc
+            sents = [normalize(str(s)) for s in (abstract if isinstance(abstract, list) else [abstract])]
+            text, spans, pos = "", [], 0
+            for s in sents:
+                if text:
+                    text += " "
+                    pos += 1
+                spans.append((pos, pos + len(s)))
+                text += s
+                pos += len(s)
+            doc = Doc(doc_id=doc_id, title=normalize(title), source=f"{path}#{lineno}",
+                      sha256=hashlib.sha256(line.rstrip(b"\r\n")).hexdigest(), kind="abstract")
+            for key in ("pmid", "pmcid", "doi"):
+                if rec.get(key):
+                    setattr(doc, key, str(rec[key]))
+            doc.passages.append(DocPassage("abstract", "abstract", "Abstract", ("ABSTRACT",), text, spans))
+            yield doc
+
+
+def _iter_snapshot(folder: Path) -> Iterator[Doc]:
+    from ..sources.catalogue import Catalogue
+    from ..sources.metadata import parse_metadata
+    from ..sources.store import SnapshotStore
+
+    catalogue = Catalogue.load(folder / "literature.json")
+    store = SnapshotStore(folder)
+    for work in catalogue:
+        if not work.fulltext_sha256 or not store.has(work.fulltext_sha256):
+            continue
+        data = store.read(work.fulltext_sha256)
+        doc = read_jats(data, source=str(store.find(work.fulltext_sha256)), sha256=work.fulltext_sha256)
+        doc.retrieved_at = work.retrieved_at
+        if store.has(work.metadata_sha256):
+            meta = parse_metadata(store.read(work.metadata_sha256), want=work.id)
+            doc.pmid = doc.pmid or meta.pmid
+            doc.pmcid = doc.pmcid or meta.pmcid
+            doc.doi = doc.doi or meta.doi
+            doc.journal = doc.journal or meta.journal
+            doc.year = doc.year or meta.year
+            doc.authors = doc.authors or list(meta.authors)
+            doc.title = doc.title or meta.title
+        doc.doc_id = work.key
+        yield doc
+
+
+def iter_source(source: Path) -> Iterator[Doc]:
+    """Docs of one SOURCE (see module docstring); an unusable SOURCE is an ``InputError``."""
+    if source.is_dir():
+        if (source / "literature.json").is_file():
+            yield from _iter_snapshot(source)
+            return
+        files = list(_jats_files(source))
+        if not files:
+            raise InputError(f"{source} holds no .xml/.nxml JATS files and no literature.json; "
+                             "point at a JATS folder, a snapshot folder or a JSONL corpus", file=str(source))
+        for path in files:
+            data = _read_bytes(path)
+            try:
+                yield read_jats(data, source=str(path))
+            except InputError:
+                continue  # not an article (e.g. a correction notice without <article>): skipped
+        return
+    if source.is_file() and source.name.endswith((".jsonl", ".jsonl.gz")):
+        yield from _iter_jsonl(source)
+        return
+    raise InputError(f"{source} is not a JATS folder, a snapshot folder or a .jsonl[.gz] corpus; "
+                     "check the path", file=str(source))

@@ -1,0 +1,250 @@
+"""The local index: a SQLite database of documents and passages plus bm25s BM25 structures.
+
+Layout of an index folder::
+
+    index.sqlite        docs, passages (canonical text + sentence spans), meta
+    bm25/<FIELD>/       one bm25s index per searchable field (NumPy arrays + JSON vocabulary)
+
+Fields: TITLE, ABSTRACT, TITLE_ABS, BODY, INTRO, METHODS, RESULTS, DISCUSS, CONCL, FIG, TABLE,
+AUTH, JOURNAL, KW, ``_ALL`` (every text field: what an unfielded term searches) and ``_P`` (one
+entry per passage: paragraph ranking with corpus-wide statistics). bm25s was chosen by
+``tools/bench_bm25.py`` (see docs/librarian.md): same nDCG as rank-bm25 and tantivy on SciFact,
+the fastest queries, and dense per-field score vectors, which the AST executor combines.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigurationError, InputError
+from .analysis import analyze
+from .corpus import Doc, iter_source
+
+__all__ = ["DOC_FIELDS", "BuildStats", "LocalIndex", "build_index"]
+
+DOC_FIELDS = ("TITLE", "ABSTRACT", "TITLE_ABS", "BODY", "INTRO", "METHODS", "RESULTS", "DISCUSS", "CONCL",
+              "FIG", "TABLE", "AUTH", "JOURNAL", "KW", "_ALL")
+SCHEMA_VERSION = 1
+K1, B = 1.2, 0.75
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE docs (
+  idx INTEGER PRIMARY KEY, doc_id TEXT UNIQUE NOT NULL, pmid TEXT, pmcid TEXT, doi TEXT,
+  title TEXT NOT NULL, authors TEXT NOT NULL, journal TEXT NOT NULL, year INTEGER, keywords TEXT NOT NULL,
+  sha256 TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL, retrieved_at TEXT);
+CREATE TABLE passages (
+  pidx INTEGER PRIMARY KEY, doc INTEGER NOT NULL REFERENCES docs(idx), ord INTEGER NOT NULL,
+  pid TEXT NOT NULL, kind TEXT NOT NULL, section TEXT NOT NULL, fields TEXT NOT NULL, text TEXT NOT NULL,
+  sentences TEXT NOT NULL);
+CREATE INDEX passages_doc ON passages(doc, ord);
+CREATE INDEX docs_pmid ON docs(pmid); CREATE INDEX docs_pmcid ON docs(pmcid); CREATE INDEX docs_doi ON docs(doi);
+"""
+
+
+@dataclass(frozen=True)
+class BuildStats:
+    docs: int
+    passages: int
+    input_bytes: int
+    seconds: float
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.input_bytes / 1e6 / self.seconds if self.seconds else 0.0
+
+
+def _field_tokens(doc: Doc, passage_tokens: list[list[str]]) -> dict[str, list[str]]:
+    """Analysed tokens per field; each passage is analysed once (``passage_tokens``)."""
+    out: dict[str, list[str]] = {f: [] for f in DOC_FIELDS}
+    out["TITLE"] = analyze(doc.title)
+    out["AUTH"] = analyze(" ".join(doc.authors), keep_stopwords=True)
+    out["JOURNAL"] = analyze(doc.journal)
+    out["KW"] = analyze(" ; ".join(doc.keywords))
+    for p, toks in zip(doc.passages, passage_tokens, strict=True):
+        for f in p.fields:
+            out[f].extend(toks)
+    out["TITLE_ABS"] = out["TITLE"] + out["ABSTRACT"]
+    out["_ALL"] = out["TITLE"] + out["ABSTRACT"] + out["KW"] + out["BODY"]
+    return out
+
+
+def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
+                progress: Callable[[str], None] | None = None) -> BuildStats:
+    """Build (or rebuild) the index in ``index_dir`` from ``sources``."""
+    import bm25s  # type: ignore[import-untyped]
+
+    if not sources:
+        raise ConfigurationError("no SOURCE given; name a JATS folder, a snapshot folder or a JSONL corpus")
+    start = time.perf_counter()
+    out = Path(index_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    db_path = out / "index.sqlite"
+    tmp = out / "index.sqlite.tmp"
+    tmp.unlink(missing_ok=True)
+    con = sqlite3.connect(tmp)
+    con.executescript(_SCHEMA)
+    tokens: dict[str, list[list[str]]] = {f: [] for f in (*DOC_FIELDS, "_P")}
+    seen: set[str] = set()
+    n_bytes = 0
+    n_pass = 0
+    for src in sources:
+        path = Path(src)
+        for doc in iter_source(path):
+            if doc.doc_id in seen:
+                continue
+            seen.add(doc.doc_id)
+            idx = len(seen) - 1
+            n_bytes += sum(len(p.text) for p in doc.passages) + len(doc.title)
+            con.execute("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
+                idx, doc.doc_id, doc.pmid, doc.pmcid, doc.doi, doc.title, json.dumps(doc.authors),
+                doc.journal, doc.year, json.dumps(doc.keywords), doc.sha256, doc.source, doc.kind,
+                doc.retrieved_at))
+            ptoks = [analyze(p.text) for p in doc.passages]
+            for ord_, p in enumerate(doc.passages):
+                con.execute("INSERT INTO passages VALUES (?,?,?,?,?,?,?,?,?)", (
+                    n_pass, idx, ord_, p.pid, p.kind, p.section, " ".join(p.fields), p.text,
+                    json.dumps(p.sentences)))
+                tokens["_P"].append(ptoks[ord_])
+                n_pass += 1
+            for f, toks in _field_tokens(doc, ptoks).items():
+                tokens[f].append(toks)
+            if progress and len(seen) % 500 == 0:
+                progress(f"indexed {len(seen)} documents")
+    if not seen:
+        raise InputError("the sources held no documents; check the paths", file=", ".join(map(str, sources)))
+    con.execute("INSERT INTO meta VALUES ('schema', ?), ('sources', ?)",
+                (str(SCHEMA_VERSION), json.dumps([str(s) for s in sources])))
+    con.commit()
+    con.close()
+    for f, per_doc in tokens.items():
+        retriever = bm25s.BM25(k1=K1, b=B)
+        retriever.index([t or ["\u0000"] for t in per_doc], show_progress=False)
+        retriever.save(str(out / "bm25" / f))
+    tmp.replace(db_path)
+    return BuildStats(len(seen), n_pass, n_bytes, time.perf_counter() - start)
+
+
+@dataclass(frozen=True)
+class DocInfo:
+    idx: int
+    doc_id: str
+    pmid: str | None
+    pmcid: str | None
+    doi: str | None
+    title: str
+    authors: list[str]
+    journal: str
+    year: int | None
+    keywords: list[str]
+    sha256: str
+    source: str
+    kind: str
+    retrieved_at: str | None
+
+
+@dataclass(frozen=True)
+class PassageRow:
+    pidx: int
+    doc: int
+    ord: int
+    pid: str
+    kind: str
+    section: str
+    fields: tuple[str, ...]
+    text: str
+    sentences: list[tuple[int, int]]
+
+
+class LocalIndex:
+    """A read-only view of an index folder; safe to share between threads."""
+
+    def __init__(self, index_dir: Path | str) -> None:
+        self.path = Path(index_dir)
+        db = self.path / "index.sqlite"
+        if not db.is_file():
+            raise ConfigurationError(f"{self.path} is not a bioevidence index (no index.sqlite); "
+                                     "build one with `bioevidence index build SOURCE... --index DIR`")
+        self._db_path = db
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._bm25: dict[str, Any] = {}
+        rows = self._con().execute("SELECT * FROM docs ORDER BY idx").fetchall()
+        self.docs = [DocInfo(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], r[8],
+                             json.loads(r[9]), r[10], r[11], r[12], r[13]) for r in rows]
+        self.by_doc_id = {d.doc_id: d.idx for d in self.docs}
+        self.n = len(self.docs)
+        pr = self._con().execute("SELECT doc, pidx FROM passages ORDER BY pidx").fetchall()
+        self.passage_doc = [r[0] for r in pr]
+
+    def _con(self) -> sqlite3.Connection:
+        con = getattr(self._local, "con", None)
+        if con is None:
+            con = sqlite3.connect(f"file:{self._db_path}?mode=ro", uri=True, check_same_thread=False)
+            self._local.con = con
+        return con
+
+    def retriever(self, field: str) -> Any:
+        """The bm25s index of ``field`` (loaded on first use, memory-mapped)."""
+        with self._lock:
+            r = self._bm25.get(field)
+            if r is None:
+                import bm25s
+
+                where = self.path / "bm25" / field
+                if not where.is_dir():
+                    raise ConfigurationError(f"field {field} is missing from index {self.path}; rebuild it")
+                r = bm25s.BM25.load(str(where), mmap=False)
+                self._bm25[field] = r
+            return r
+
+    def scores(self, field: str, terms: Iterable[str]) -> Any:
+        """BM25 scores of every doc (or passage, for ``_P``) for analysed ``terms``; unknown terms score 0."""
+        import numpy as np
+
+        r = self.retriever(field)
+        known = [t for t in terms if t in r.vocab_dict]
+        size = len(self.passage_doc) if field == "_P" else self.n
+        if not known:
+            return np.zeros(size, dtype=np.float32)
+        return r.get_scores(known)
+
+    def vocabulary(self, field: str) -> dict[str, int]:
+        return dict(self.retriever(field).vocab_dict)
+
+    def passages(self, doc_idx: int) -> list[PassageRow]:
+        rows = self._con().execute("SELECT * FROM passages WHERE doc=? ORDER BY ord", (doc_idx,)).fetchall()
+        return [_prow(r) for r in rows]
+
+    def passage(self, pidx: int) -> PassageRow:
+        r = self._con().execute("SELECT * FROM passages WHERE pidx=?", (pidx,)).fetchone()
+        return _prow(r)
+
+    def field_text(self, doc_idx: int, field: str) -> str:
+        d = self.docs[doc_idx]
+        if field == "TITLE":
+            return d.title
+        if field == "AUTH":
+            return "\n".join(d.authors)
+        if field == "JOURNAL":
+            return d.journal
+        if field == "KW":
+            return "\n".join(d.keywords)
+        parts = [d.title] if field in ("TITLE_ABS", "_ALL") else []
+        if field == "_ALL":
+            parts.extend(d.keywords)
+        want = {"TITLE_ABS": {"ABSTRACT"}, "_ALL": {"ABSTRACT", "BODY"}}.get(field, {field})
+        parts.extend(p.text for p in self.passages(doc_idx) if want & set(p.fields))
+        return "\n".join(parts)
+
+
+def _prow(r: Sequence[Any]) -> PassageRow:
+    return PassageRow(r[0], r[1], r[2], r[3], r[4], r[5], tuple(r[6].split()), r[7],
+                      [(int(a), int(b)) for a, b in json.loads(r[8])])
