@@ -8,11 +8,14 @@ is a failure, never a skip.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# Test helper modules (builders, loopback) live in tests/ and are imported by name.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def shared_data_dir() -> Path:

@@ -59,7 +59,19 @@ class LazyGroup(click.Group):
         return command if isinstance(command, click.Command) else None
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class EntryGroup(LazyGroup):
+    """The top-level group: in standalone mode (console script, CliRunner) it maps errors to exit codes."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args=args, prog_name=prog_name, complete_var=complete_var,
+                                standalone_mode=False, **extra)
+        sys.exit(main(list(args) if args is not None else sys.argv[1:]))
+
+
+
+@click.group(cls=EntryGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="bioevidence", prog_name="bioevidence")
 def cli() -> None:
     """Find, pin, check and fix evidence records for life-science AI.
@@ -81,13 +93,15 @@ def emit_error(exc: BioevidenceError | Exception, **extra: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console-script entry point; returns the process exit code."""
+    """Run the CLI without exiting; returns the process exit code (0/1/2 decisions, 3 errors)."""
     try:
         result = cli.main(args=argv, prog_name="bioevidence", standalone_mode=False)
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.UsageError as exc:
-        # click.UsageError also covers BadParameter/NoSuchOption; exit 3, never 2.
+        # click.UsageError also covers BadParameter/NoSuchOption; exit 3, never 2 (2 means "review").
         emit_error(exc)
         if exc.ctx is not None:
             click.echo(f"Try '{exc.ctx.command_path} --help' for help.", err=True)
@@ -103,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return 0
-    return int(result or 0)
+    return int(result or 0) if isinstance(result, int) else 0
+
+
 
 
 def run() -> None:  # pragma: no cover - console script shim

@@ -9,8 +9,10 @@ corpus of valid and invalid records.
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -22,6 +24,22 @@ from .findings import Finding
 
 RECORD_SCHEMA = "bioevidence_core.schema.json"
 LINKML_SCHEMA = "bioevidence_core.yaml"
+
+
+_DATE_TIME = re.compile(
+    r"(\d{4})-(0[1-9]|1[0-2])-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)",
+    re.ASCII,
+)
+
+
+def is_date_time(value: str) -> bool:
+    """RFC 3339 ``date-time`` as the ``jsonschema`` format checker reads it: case-insensitive ``T``/``Z``,
+    real calendar days, no year 0 and no leap seconds (23:59:60 is refused)."""
+    match = _DATE_TIME.fullmatch(value.upper())
+    if match is None:
+        return False
+    year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3))
+    return year > 0 and 1 <= day <= calendar.monthrange(year, month)[1]
 
 
 def json_path(path: Any) -> str:
@@ -51,7 +69,8 @@ class CompiledSchema:
 def compile_schema(schema: dict[str, Any], path: Path) -> CompiledSchema:
     import jsonschema_rs
 
-    validator = jsonschema_rs.Draft202012Validator(schema, validate_formats=True)
+    validator = jsonschema_rs.Draft202012Validator(schema, validate_formats=True,
+                                                   formats={"date-time": is_date_time})
     return CompiledSchema(
         schema=schema,
         version=str(schema.get("version", "unknown")),

@@ -86,11 +86,12 @@ class Validator:
         findings = self.schema.findings(record, uses)
         if not findings:
             findings = checks.integrity(record, profile)
-            if not findings and self.profile is None and record.get("profile_id") not in builtin_profiles():
-                findings = [Finding("RECORD_INTEGRITY", "error",
-                                    f"profile_id {record['profile_id']!r} is not a built-in profile "
-                                    f"({', '.join(builtin_profiles())}); pass --profile PATH to its YAML file.",
-                                    "$.profile_id", uses)]
+            if self.profile is None and record["profile_id"] not in builtin_profiles():
+                findings = [f for f in findings if f.field_path != "$.profile_id"]
+                findings.insert(0, Finding("RECORD_INTEGRITY", "error",
+                                           f"profile_id {record['profile_id']!r} is not a built-in profile "
+                                           f"({', '.join(builtin_profiles())}); pass --profile PATH to its YAML file.",
+                                           "$.profile_id", uses))
         if not findings:
             verified: set[str] = set()
             grounded: list[Finding] = []

@@ -1,0 +1,136 @@
+"""Record builders for tests: a minimal valid record per built-in profile, and edits of it.
+
+Records are built fresh on every call so tests can mutate them freely.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+HASH = "ab" * 32
+OTHER_HASH = "cd" * 32
+SCOPE = ["NCBITaxon:9606"]
+
+
+def item(n: int, evidence_type: str = "curated_annotation", method: str = "manual_curation",
+         scope: list[str] | None = None, created_by: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": f"t:item-{n}", "source_artifact_id": "t:source-1", "locator": f"row={n}",
+        "extracted_text": f"Evidence sentence number {n} for the test record.",
+        "evidence_type": evidence_type, "extraction_method": method, "scope": list(scope or SCOPE),
+    }
+    if created_by is not None:
+        out["created_by"] = created_by
+    return out
+
+
+def adjudication(n: int, uses: list[str], decision: str = "accept", agent_type: str = "human",
+                 reviewer: str = "orcid:0000-0001-0000-0001") -> dict[str, Any]:
+    return {"id": f"t:review-{n}", "statement_id": "t:statement", "applies_to_uses": uses, "decision": decision,
+            "reviewer": {"id": reviewer, "agent_type": agent_type}, "rationale": "Checked against the source.",
+            "decided_at": "2026-11-02T10:00:00Z"}
+
+
+def record(profile: str = "general", uses: list[str] | None = None, items: list[dict[str, Any]] | None = None,
+           adjudications: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The nearest valid record: admitted for ``uses`` under ``profile`` (with the right evidence types)."""
+    if profile == "literature-claim":
+        subject = {"id": "HGNC:1097", "label": "BRAF", "entity_type": "gene"}
+        predicate, obj = "associated_with", {"id": "MONDO:0005105", "label": "melanoma", "entity_type": "disease"}
+        default_items = [item(1, "publication_result")]
+        uses = uses or ["research_summary"]
+    elif profile == "dataset-label":
+        subject = {"id": "t:sample-1", "label": "sample 1", "entity_type": "sample"}
+        predicate, obj = "has_label", {"id": "CL:0000236", "label": "B cell", "entity_type": "cell_type"}
+        default_items = [item(1, "curated_label"), item(2, "sample_link", "deterministic_parser")]
+        uses = uses or ["reference_annotation"]
+    else:
+        subject = {"id": "t:protein-a", "label": "protein A", "entity_type": "protein"}
+        predicate, obj = "participates_in", {"id": "t:process-a", "label": "process A",
+                                             "entity_type": "biological_process"}
+        default_items = [item(1)]
+        uses = uses or ["knowledge_base"]
+    items = copy.deepcopy(items) if items is not None else default_items
+    return {
+        "record_id": "t:record",
+        "profile_id": profile,
+        "statement": {
+            "id": "t:statement", "subject": subject, "predicate": predicate, "object": obj, "scope": list(SCOPE),
+            "evidence_lines": [{"id": "t:line-1", "direction": "supports",
+                                "evidence_item_ids": [i["id"] for i in items]}],
+            "statement_status": "proposed",
+        },
+        "source_artifacts": [{
+            "id": "t:source-1", "title": "A test source", "source_type": "dataset_snapshot",
+            "uri": "https://example.org/source", "version": "v1", "retrieved_at": "2026-09-21T00:00:00Z",
+            "sha256": HASH, "observed_sha256": HASH,
+        }],
+        "evidence_items": items,
+        "adjudications": copy.deepcopy(adjudications) if adjudications is not None else [],
+        "requested_uses": list(uses),
+    }
+
+
+# A mutation corpus: every field of two base records replaced by each of VALUES, dropped, or given an
+# unknown sibling. Used to compare validators (compiled vs jsonschema; ours vs the reference).
+
+VALUES: list[Any] = [
+    None, "", " ", "\t", "x", "ok value", 0, 1.5, True, [], ["a"], ["a", "a"], [""], {}, {"id": "x"},
+    "2026-09-21T00:00:00Z", "2026-09-21T00:00:00", "2026-09-21", "2026-09-21T25:00:00Z", "2026-02-30T00:00:00Z",
+    "2026-09-21t00:00:00z", "2026-09-21 00:00:00Z", "2026-09-21T00:00:00.123456+05:30", "2016-12-31T23:59:60Z",
+    "2026-9-21T00:00:00Z", "pmid:12345", "https://example.org/a b", "doi:10.1000/xyz", "not a uri", "urn:x",
+    "/relative/path", "http://exa mple.org", "https://example.org/é", "mailto:x@example.org", "a" * 64, "A" * 64,
+    "ab" * 31, "0" * 65, "supports", "human", "accept", "publication", "llm_extraction", "proposed",
+]
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield prefix
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _paths(child, (*prefix, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _paths(child, (*prefix, index))
+
+
+def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    out = copy.deepcopy(value)
+    target = out
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = copy.deepcopy(new)
+    return out
+
+
+def _bases() -> list[dict[str, Any]]:
+    rich = record("dataset-label", ["training_data"], adjudications=[adjudication(1, ["training_data"])])
+    rich["statement"]["created_by"] = {"id": "software:model", "name": "a model", "agent_type": "software"}
+    rich["evidence_items"][0]["created_by"] = {"id": "software:model", "agent_type": "software"}
+    rich["statement"]["evidence_lines"][0]["rationale"] = "why"
+    minimal = record("general", items=[item(1)])
+    del minimal["adjudications"]
+    del minimal["source_artifacts"][0]["uri"]
+    del minimal["source_artifacts"][0]["observed_sha256"]
+    return [rich, minimal]
+
+
+def corpus() -> Iterator[Any]:
+    for base in _bases():
+        yield base
+        for path in _paths(base):
+            if not path:
+                continue
+            for new in VALUES:
+                yield _replace(base, path, new)
+            if isinstance(path[-1], str):  # drop the key, and add an unknown sibling
+                dropped = copy.deepcopy(base)
+                parent = dropped
+                for key in path[:-1]:
+                    parent = parent[key]
+                del parent[path[-1]]
+                yield dropped
+                yield _replace(base, (*path[:-1], "unknown_field"), "x")
+    yield from (None, [], "record", 3, {"record_id": "x"})
