@@ -248,3 +248,19 @@ class LocalIndex:
 def _prow(r: Sequence[Any]) -> PassageRow:
     return PassageRow(r[0], r[1], r[2], r[3], r[4], r[5], tuple(r[6].split()), r[7],
                       [(int(a), int(b)) for a, b in json.loads(r[8])])
+
+
+def idf_table(index: LocalIndex, field: str = "_P") -> dict[str, float]:
+    """Term -> BM25 idf over ``field`` (corpus-wide statistics), from the bm25s document frequencies."""
+    import math
+
+    r = index.retriever(field)
+    indptr = r.scores["indptr"]
+    n = int(r.scores.get("num_docs", len(index.passage_doc) if field == "_P" else index.n))
+    out: dict[str, float] = {}
+    for term, tid in r.vocab_dict.items():
+        if tid + 1 >= len(indptr):
+            continue
+        df = int(indptr[tid + 1] - indptr[tid])
+        out[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    return out

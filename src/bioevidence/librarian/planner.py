@@ -1,0 +1,113 @@
+"""Planners turn a question into up to N complementary Europe PMC subqueries.
+
+The offline planner (the embedded default) needs no model: it recognises genes and cell types
+with :class:`~bioevidence.librarian.lexicon.Lexicon`, expands them with pinned synonyms, and
+builds the reference project's tier mix: broad plain-text queries, synonym-expanded fielded
+queries (at most one AND), and high-precision phrase queries. Every subquery it emits is
+validated by :func:`~bioevidence.librarian.query.validate` (so it is valid by construction and
+checked anyway); if all were rejected the planned ones would be searched unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .analysis import STOPWORDS, raw_tokens
+from .lexicon import Entity, Lexicon
+from .query import validate
+
+__all__ = ["MAX_SUBQUERIES", "OfflinePlanner", "Plan", "SubQuery"]
+
+MAX_SUBQUERIES = 7
+_QUESTION_WORDS = frozenset(
+    "does do is are can could what which how why when whether role effect effects associated association "
+    "evidence studies study show shows shown report reported literature paper papers".split()
+)
+
+
+@dataclass(frozen=True)
+class SubQuery:
+    query: str
+    tier: str  # broad | synonym | precise
+    weight: float = 1.0
+
+
+@dataclass
+class Plan:
+    question: str
+    subqueries: list[SubQuery]
+    entities: list[Entity] = field(default_factory=list)
+    expansions: list[str] = field(default_factory=list)  # synonym words the judge may also credit
+    rejected: list[tuple[str, list[str]]] = field(default_factory=list)
+    fallback: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "question": self.question,
+            "subqueries": [{"query": s.query, "tier": s.tier, "weight": s.weight} for s in self.subqueries],
+            "entities": [{"kind": e.kind, "id": e.id, "label": e.label, "mention": e.mention}
+                         for e in self.entities],
+            "rejected": [{"query": q, "errors": e} for q, e in self.rejected],
+            "fallback": self.fallback,
+        }
+
+
+def _q(text: str) -> str:
+    text = text.replace('"', " ").strip()
+    return f'"{text}"' if re.search(r"[^0-9A-Za-z]", text) else text
+
+
+def content_words(question: str) -> list[str]:
+    """Question words worth searching for, in order, without duplicates."""
+    words = raw_tokens(question)
+    return list(dict.fromkeys(w for w in words if w not in STOPWORDS and w not in _QUESTION_WORDS
+                              and (len(w) > 1 or w.isdigit())))
+
+
+@dataclass
+class OfflinePlanner:
+    lexicon: Lexicon | None = None
+    max_subqueries: int = MAX_SUBQUERIES
+    fields: tuple[str, ...] = ("TITLE_ABS",)
+    weights: dict[str, float] = field(default_factory=lambda: {"broad": 1.0, "synonym": 0.35, "precise": 0.25})
+
+    def plan(self, question: str) -> Plan:
+        words = content_words(question)
+        entities = self.lexicon.recognise(question) if self.lexicon is not None else []
+        subs: list[SubQuery] = []
+        if words:
+            subs.append(SubQuery(" OR ".join(_q(w) for w in words), "broad", self.weights["broad"]))
+        mention_words = {w for e in entities for w in raw_tokens(e.mention)}
+        others = [w for w in words if w not in mention_words]
+        expansions: list[str] = []
+        field_name = self.fields[0]
+        for ent in entities:
+            syns = [s for s in ent.synonyms if 2 <= len(s) <= 60][:8]
+            expansions.extend(syns)
+            group = " OR ".join(_q(s) for s in syns)
+            rest = " OR ".join(_q(w) for w in others[:12])
+            query = f"{field_name}:({group})" + (f" AND ({rest})" if rest else "")
+            subs.append(SubQuery(query, "synonym", self.weights["synonym"]))
+        pairs = [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+        if pairs:
+            subs.append(SubQuery(f"{field_name}:(" + " OR ".join(_q(p) for p in pairs[:10]) + ")", "precise",
+                                 self.weights["precise"]))
+        if len(words) > 1 and not entities:
+            subs.append(SubQuery("TITLE:(" + " OR ".join(_q(w) for w in words) + ")", "precise",
+                                 self.weights["precise"]))
+        subs = list({s.query: s for s in subs}.values())[: self.max_subqueries]
+        plan = Plan(question, [], entities, expansions)
+        for s in subs:
+            res = validate(s.query)
+            if res.valid:
+                plan.subqueries.append(s)
+            else:
+                plan.rejected.append((s.query, res.errors))
+        if not plan.subqueries and subs:
+            plan.subqueries = subs  # every subquery rejected: search the planned ones unchanged
+            plan.fallback = "all subqueries rejected by the validator; searched unchanged"
+        if not subs:
+            plan.subqueries = [SubQuery(_q(question.strip()) if question.strip() else '""', "broad", 1.0)]
+            plan.fallback = "no searchable words in the question; searched the raw question"
+        return plan
