@@ -60,7 +60,8 @@ def jats_access(data: bytes) -> tuple[bool, str | None]:
     hrefs: list[str] = []
     for lic in root.iter("license"):
         for child in lic.iter():
-            for key, value in child.attrib.items():
+            for raw_key, value in child.attrib.items():
+                key = raw_key if isinstance(raw_key, str) else raw_key.decode()
                 if key.endswith("href") or key in ("license-type", "content-type"):
                     hrefs.append(str(value).lower().strip())
             tag = child.tag if isinstance(child.tag, str) else ""

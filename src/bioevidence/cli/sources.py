@@ -1,0 +1,173 @@
+"""``bioevidence sources …`` and ``bioevidence ground``: thin shells over bioevidence.sources."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import ConfigurationError, InputError
+
+
+@click.group()
+def sources() -> None:
+    """Pinned sources: verify a snapshot folder, pull reference releases, list what is pinned."""
+
+
+@sources.command("verify")
+@click.argument("directory", type=click.Path(path_type=Path))
+def verify(directory: Path) -> None:
+    """Re-hash every file in DIRECTORY; list missing, corrupted or truncated files (exit 1 on any)."""
+    from ..sources.catalogue import Catalogue
+    from ..sources.store import SnapshotStore
+
+    if not directory.is_dir():
+        raise InputError("no such snapshot folder; pass the folder given to --snapshot-dir", file=str(directory))
+    store = SnapshotStore(directory)
+    catalogue = Catalogue.load(directory)
+    problems = store.verify(expected=sorted(catalogue.hashes()))
+    count = sum(1 for _ in store.entries())
+    for problem in problems:
+        click.echo(f"{problem.kind}\t{Path(problem.path).name}\t{problem.detail}")
+    if problems:
+        click.echo(f"{len(problems)} problem(s) in {directory} ({count} files checked)", err=True)
+        sys.exit(1)
+    click.echo(f"ok: {count} files verified, {len(catalogue)} works in the catalogue")
+
+
+@sources.command("pull")
+@click.argument("name")
+@click.option(
+    "--from", "from_dir", type=click.Path(path_type=Path, file_okay=False), help="Import from a local mirror."
+)
+def pull_command(name: str, from_dir: Path | None) -> None:
+    """Download (or import with --from) the release NAME and verify its sha256."""
+    from ..sources.releases import pull
+
+    path = pull(name, from_dir=from_dir)
+    click.echo(f"{name}: verified and pinned at {path}")
+
+
+@sources.command("list")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def list_command(fmt: str) -> None:
+    """Show the declared releases and where each is pinned."""
+    from ..errors import SourceError
+    from ..sources.releases import load_releases, release_path
+
+    rows: list[dict[str, Any]] = []
+    for name, rel in sorted(load_releases().items()):
+        try:
+            where: str | None = str(release_path(name))
+        except SourceError:
+            where = None
+        rows.append(
+            {
+                "name": name,
+                "version": rel.version,
+                "licence": rel.licence,
+                "format": rel.format,
+                "sha256": rel.sha256,
+                "path": where,
+            }
+        )
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        click.echo(f"{row['name']}\t{row['version']}\t{row['licence']}\t{row['path'] or 'not pinned'}")
+
+
+def _read_record(path: Path) -> Any:
+    from ..io import parse_json, parse_yaml, read_limited
+
+    data = read_limited(path)
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return parse_yaml(data, file=str(path), what="record")
+    return parse_json(data, file=str(path))
+
+
+@click.command()
+@click.argument("records", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--snapshot-dir",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The content-addressed folder to pin into (holds literature.json).",
+)
+@click.option("--refresh", is_flag=True, help="Resolve again even when pinned (retraction status changes).")
+@click.option("--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the one grounded record here.")
+@click.option("--output-dir", type=click.Path(path_type=Path, file_okay=False), help="Write grounded records here.")
+@click.option("--email", help="Contact email for NCBI and Crossref (else $BIOEVIDENCE_EMAIL).")
+@click.option("--resolver", type=click.Choice(["ncbi", "europepmc"]), default="ncbi", show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=8, show_default=True)
+def ground(
+    records: tuple[Path, ...],
+    snapshot_dir: Path,
+    refresh: bool,
+    output: Path | None,
+    output_dir: Path | None,
+    email: str | None,
+    resolver: str,
+    workers: int,
+) -> None:
+    """Pin every publication the RECORDS cite and write them with sha256 / retrieved_at pinned.
+
+    \b
+    Examples:
+      bioevidence ground record.json --snapshot-dir snapshots/ --output grounded.json
+      bioevidence ground records/*.json --snapshot-dir snapshots/ --output-dir grounded/ --refresh
+    """
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from ..io import atomic_write_text, refuse_overwrite
+    from ..sources.catalogue import Catalogue
+    from ..sources.ground import ground as run_ground
+    from ..sources.http import HttpClient, HttpConfig
+    from ..sources.pin import Pinner
+    from ..sources.store import SnapshotStore
+
+    if output and output_dir:
+        raise ConfigurationError("use either --output or --output-dir, not both")
+    if output and len(records) > 1:
+        raise ConfigurationError("--output takes one record; use --output-dir for several")
+    targets = [output] if output else [output_dir / p.name for p in records] if output_dir else []
+    for target in targets:
+        refuse_overwrite(target, records)
+    loaded = [(str(p), _read_record(p)) for p in records]
+    store = SnapshotStore(snapshot_dir)
+    catalogue = Catalogue.load(snapshot_dir)
+    console = Console(stderr=True)
+    with (
+        HttpClient(HttpConfig.from_env(email=email)) as http,
+        Progress(console=console, disable=not console.is_terminal, transient=True) as progress,
+    ):
+        pinner = Pinner(store, catalogue, http, resolver=resolver)
+        task = progress.add_task("pinning", total=None)
+        grounded, summary = run_ground(
+            loaded, pinner, refresh=refresh, workers=workers, progress=lambda _r: progress.advance(task)
+        )
+    catalogue.save(snapshot_dir)
+    if targets:
+        for target, (_, record) in zip(targets, grounded, strict=True):
+            atomic_write_text(target, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    else:
+        for _, record in grounded:
+            click.echo(json.dumps(record, indent=2, ensure_ascii=False))
+    report = summary.to_json()
+    click.echo(
+        f"pinned {len(report['pinned'])}, already pinned {len(report['known'])}, "
+        f"no open full text {len(report['no_fulltext'])}, not found {len(report['not_found'])}, "
+        f"failed {len(report['failed'])}",
+        err=True,
+    )
+    for ident, reason in report["failed"].items():
+        click.echo(f"failed {ident}: {reason}", err=True)
+    for ident in report["not_found"]:
+        click.echo(f"not found {ident}", err=True)
+    if report["failed"]:
+        sys.exit(1)
