@@ -99,7 +99,7 @@ def _local(el: Any) -> str:
 
 _BLOCKS = frozenset({"p", "fig", "table-wrap", "list", "boxed-text", "sec", "table-wrap-foot",
                      "def-list", "disp-quote", "fn"})
-_SKIP = frozenset({"annotation", "object-id", "graphic", "media", "alt-text"})
+_SKIP = frozenset({"annotation", "object-id", "alt-text"})
 _SPACE = re.compile(r"\s+")
 
 
@@ -197,7 +197,7 @@ class _Builder:
             elif tag == "p":
                 self.emit(child, "paragraph", " / ".join(path), stype, *self.text_of(child))
                 self.block(child, path, stype)
-            elif tag == "fig":
+            elif tag in ("fig", "supplementary-material", "media", "graphic", "chem-struct-wrap"):
                 self.caption(child, "caption", path, stype)
             elif tag == "table-wrap":
                 self.table(child, path, stype)

@@ -29,7 +29,10 @@ from collections.abc import Iterable
 #: Placeholder for an inline citation marker (a private-use character, never in real text).
 CITATION = "\ue000"
 
-_GREEK_NAMES = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"]
+_GREEK_NAMES = [
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu",
+    "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega",
+]
 _GREEK_LOWER = "αβγδεζηθικλμνξοπρστυφχψω"
 _GREEK_UPPER = "ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ"
 
@@ -56,7 +59,8 @@ _GROUP = CITATION + r"(?:[\s,;\-]*(?:and\s+)?" + CITATION + r")*"
 _CITATION_GROUP = re.compile(r"\s*\[\s*" + _GROUP + r"\s*\]|\s*\(\s*" + _GROUP + r"\s*\)|\s*" + _GROUP)
 _BRACKET_NUMBERS = re.compile(r"\s*\[\d+(?:\s*[,;\-]\s*\d+)*\]")
 _PAREN_NUMBERS = re.compile(r"\s*\((\d+(?:\s*[,;\-]\s*\d+)*)\)")
-_GLUED_NUMBERS = re.compile(r"(?<=[A-Za-z)\]])(\d+(?:[,\-]\d+)*)(?=[\s.,;:]|$)")
+# Superscript markers copied as digits glued to a lower-case word ("mutations12."); tried last.
+_GLUED_NUMBERS = re.compile(r"\b([a-z]{4,})(\d+(?:[,\-]\d+)*)(?=[\s.,;:]|$)")
 _INSIDE_OPEN = re.compile(r"([(\[]) ")
 _INSIDE_CLOSE = re.compile(r" ([)\],.;:])")
 _HYPHEN_BREAK = re.compile(r"([A-Za-z])- ([a-z])")
@@ -86,21 +90,24 @@ def quote_forms(quote: str, markers: Iterable[str] = ()) -> list[str]:
     ``markers`` are the paper's citation markers as :func:`marker_key` gives them; only those
     are removed from the quote when written in parentheses or glued to a word as superscripts.
     """
-    base = normalize(quote)
+    base = _strip_stop(normalize(quote))
     keys = frozenset(markers)
+    bases = [base]
     if keys:
         def drop(match: re.Match[str]) -> str:
             return "" if marker_key(match.group(1)) in keys else match.group(0)
 
-        base = _PAREN_NUMBERS.sub(drop, base)
-        base = _GLUED_NUMBERS.sub(drop, base)
-        base = _INSIDE_CLOSE.sub(r"\1", _SPACE.sub(" ", base).strip())
-    while base.endswith((".", " ")):
-        base = base[:-1]
-    forms = [base]
-    if _HYPHEN_BREAK.search(base):
-        forms.append(_HYPHEN_BREAK.sub(r"\1\2", base))
-        forms.append(_HYPHEN_BREAK.sub(r"\1-\2", base))
+        stripped = _PAREN_NUMBERS.sub(drop, base)
+        bases.append(_strip_stop(_INSIDE_CLOSE.sub(r"\1", _SPACE.sub(" ", stripped).strip())))
+        glued = _GLUED_NUMBERS.sub(
+            lambda m: m.group(1) if marker_key(m.group(2)) in keys else m.group(0), stripped)
+        bases.append(_strip_stop(_INSIDE_CLOSE.sub(r"\1", _SPACE.sub(" ", glued).strip())))
+    forms: list[str] = []
+    for one in dict.fromkeys(bases):
+        forms.append(one)
+        if _HYPHEN_BREAK.search(one):
+            forms.append(_HYPHEN_BREAK.sub(r"\1\2", one))
+            forms.append(_HYPHEN_BREAK.sub(r"\1-\2", one))
     out: list[str] = []
     for form in forms:
         out.append(form)
@@ -110,13 +117,20 @@ def quote_forms(quote: str, markers: Iterable[str] = ()) -> list[str]:
     return list(dict.fromkeys(f for f in out if f))
 
 
+def _strip_stop(text: str) -> str:
+    while text.endswith((".", " ")):
+        text = text[:-1]
+    return text
+
+
 def words(text: str) -> list[str]:
     """Word tokens of canonical text: letters/digits runs, keeping decimals like ``2.44`` whole."""
     return _WORD.findall(text)
 
 
 def word_count(text: str) -> int:
-    return len(words(normalize(text)))
+    """Words as a reader counts them: whitespace-separated tokens holding a letter or digit."""
+    return sum(1 for token in normalize(text).split() if any(ch.isalnum() for ch in token))
 
 
 _ABBREVIATIONS = re.compile(

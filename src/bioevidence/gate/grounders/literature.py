@@ -200,7 +200,8 @@ class LiteratureGrounder:
         if word_count(quote) < MIN_QUOTE_WORDS:
             return [finding("BEV015", f"the quote has fewer than {MIN_QUOTE_WORDS} words, too short to confirm; "
                             "quote at least one full clause", text_path, uses)]
-        locator = item.get("locator") if isinstance(item.get("locator"), str) else ""
+        raw_locator = item.get("locator")
+        locator = raw_locator if isinstance(raw_locator, str) else ""
         anchor = locator.rsplit("#", 1)[1] if "#" in locator else None
         target = paper.passage(anchor) if anchor else None
         hit = paper.find(quote, target)

@@ -22,7 +22,7 @@ from typing import Any
 from ...text.jats import Article, Passage
 from ...text.normalize import normalize, quote_forms, sentence_spans
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _TOKEN = re.compile(r"\S+")
 _WORD = re.compile(r"[0-9a-z]+")
 #: What a quote must not stop just before: negations and restrictions of the claim.
@@ -126,10 +126,8 @@ class PaperText:
             return None
         if not CUE.match(rest):
             return None
-        end = len(rest)
-        for start, stop in sentence_spans(rest):
-            end = stop
-            break
+        spans = sentence_spans(rest)
+        end = spans[0][1] if spans else len(rest)
         return rest[:end].split("\n", 1)[0].strip()
 
     # -- diagnosis ------------------------------------------------------------------------------
@@ -153,21 +151,24 @@ class PaperText:
             return None
         scored = sorted(range(len(sentences)), key=lambda i: -len(qwords & sentences[i][2]))[:4]
         qtokens = _TOKEN.findall(canon)
-        best: tuple[float, int, str] | None = None
+        qlow = [t.lower().strip(".,;:") for t in qtokens]
+        best: tuple[tuple[int, int], float, int, str] | None = None
         span_n = len(sentence_spans(canon)) + 1
         for i in scored:
             for lo, hi in ((i - a, i + b) for a in range(span_n) for b in range(span_n - a)):
                 if lo < 0 or hi >= len(sentences) or sentences[lo][0] != sentences[hi][0]:
                     continue
                 window = " ".join(sentences[k][1] for k in range(lo, hi + 1))
-                ratio = difflib.SequenceMatcher(None, [t.lower() for t in qtokens],
-                                                [t.lower() for t in _TOKEN.findall(window)],
-                                                autojunk=False).ratio()
-                if best is None or ratio > best[0]:
-                    best = (ratio, sentences[i][0], window)
+                wtokens = [t.lower().strip(".,;:") for t in _TOKEN.findall(window)]
+                matcher = difflib.SequenceMatcher(None, qlow, wtokens, autojunk=False)
+                matched = sum(b.size for b in matcher.get_matching_blocks())
+                score = (matched, -len(wtokens))
+                if best is None or score > best[0]:
+                    best = (score, 2.0 * matched / (len(qlow) + len(wtokens)), sentences[i][0], window)
         if best is None:
             return None
-        ratio, pindex, window = best
+        _score, ratio, pindex, window = best
+        ratio = best[0][0] / max(1, len(qlow))
         ptokens = _TOKEN.findall(window)
         matcher = difflib.SequenceMatcher(None, [t.lower().strip(".,;:") for t in qtokens],
                                           [t.lower().strip(".,;:") for t in ptokens], autojunk=False)

@@ -1,0 +1,127 @@
+"""Ontology and gene grounders on the real Cell Ontology 2026-06-08 and HGNC 2026-09-30.
+
+Expected values were read from the release files themselves (``grep -A12 'id: CL:0000173'``,
+``awk '$2=="ERBB2"'`` on the HGNC TSV).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bioevidence.gate.grounders.genes import GeneGrounder
+from bioevidence.gate.grounders.obo import label_key, load_ontology
+from bioevidence.gate.grounders.ontology import OntologyGrounder
+
+
+def cell_record(curie: str, label: str, kind: str = "cell_type") -> dict[str, Any]:
+    return {"requested_uses": ["reference_annotation"], "statement": {
+        "subject": {"id": "SAMPLE:1", "label": "sample 1", "entity_type": "sample"},
+        "object": {"id": curie, "label": label, "entity_type": kind}, "scope": ["NCBITaxon:9606"]},
+        "evidence_items": []}
+
+
+@pytest.fixture(scope="session")
+def cl(cell_ontology):  # type: ignore[no-untyped-def]
+    return OntologyGrounder([cell_ontology], {"cell_type": "CL:0000000"})
+
+
+def test_name_carries_the_release(cl: OntologyGrounder) -> None:
+    assert cl.name == "ontology:CL@2026-06-08"
+
+
+@pytest.mark.parametrize("curie,label", [("CL:0000173", "pancreatic D cell"), ("CL:0000173", "pancreatic delta cell"),
+                                         ("CL:0000084", "T cells"), ("CL:0000084", "t-cell")])
+def test_names_exact_synonyms_case_punctuation_and_plural_are_accepted(cl: OntologyGrounder, curie: str,
+                                                                        label: str) -> None:
+    assert cl.ground(cell_record(curie, label)).findings == []
+
+
+def test_a_label_of_another_term_names_that_term(cl: OntologyGrounder) -> None:
+    (f,) = cl.ground(cell_record("CL:0000169", "pancreatic delta cell")).findings
+    assert f.rule_id == "BEV017"
+    assert "'pancreatic delta cell' is an exact synonym of CL:0000173 (pancreatic D cell)" in f.message
+    assert f.fix is not None and f.fix.value == "type B pancreatic cell"
+    (g,) = cl.ground(cell_record("CL:0000084", "B cell")).findings
+    assert "'B cell' is the name of CL:0000236 (B cell)" in g.message
+
+
+def test_obsolete_terms_name_their_replacement(cl: OntologyGrounder) -> None:
+    (f,) = cl.ground(cell_record("CL:0000003", "native cell")).findings
+    assert f.rule_id == "BEV023" and f.fix is not None and f.fix.value == "CL:0000000"
+    (g,) = cl.ground(cell_record("CL:0000004", "cell by organism")).findings
+    assert g.rule_id == "BEV023" and "consider CL:0000000 (cell)" in g.message
+
+
+def test_non_cell_types_as_cell_type_are_wrong_kind(cl: OntologyGrounder) -> None:
+    (f,) = cl.ground(cell_record("UBERON:0000061", "anatomical structure")).findings
+    assert f.rule_id == "BEV024"
+    (g,) = cl.ground(cell_record("GO:0005623", "cell")).findings
+    assert g.rule_id == "BEV024" and g.fix is not None and g.fix.value == "CL:0000000"
+
+
+def test_unknown_terms_name_the_closest_labels(cl: OntologyGrounder) -> None:
+    (f,) = cl.ground(cell_record("CL:9999999", "T cel")).findings
+    assert f.rule_id == "BEV016" and "CL:0000084 (T cell)" in f.message
+
+
+def test_locator_keys_under_a_root_are_checked(cl: OntologyGrounder) -> None:
+    record = cell_record("CL:0000084", "T cell")
+    record["evidence_items"] = [{"locator": "cluster=3;cell_type=UBERON:0000061"}]
+    (f,) = cl.ground(record).findings
+    assert f.rule_id == "BEV024" and f.field_path == "$.evidence_items[0].locator"
+
+
+def test_the_index_loads_back_from_the_disk_cache(shared_data: Path, cache_dir: Path, cell_ontology) -> None:  # type: ignore[no-untyped-def]
+    again = load_ontology(shared_data / "references" / "cl_2026-06-08.obo.gz", cache_root=cache_dir)
+    assert again.terms == cell_ontology.terms and any((cache_dir / "obo").iterdir())
+
+
+def test_label_key_drops_only_a_plain_plural() -> None:
+    assert label_key("T cells") == "t cell" and label_key("glass") == "glass" and label_key("B-Cell") == "b cell"
+
+
+def gene_record(curie: str, label: str, scope: str = "NCBITaxon:9606") -> dict[str, Any]:
+    return {"requested_uses": ["u"], "statement": {"subject": {"id": curie, "label": label, "entity_type": "gene"},
+                                                    "scope": [scope]}, "evidence_items": []}
+
+
+@pytest.fixture(scope="session")
+def genes(hgnc):  # type: ignore[no-untyped-def]
+    return GeneGrounder(hgnc)
+
+
+@pytest.mark.parametrize("symbol,what,approved", [("NGL", "a previous symbol", "ERBB2"),
+                                                  ("HER2", "an alias", "ERBB2"),
+                                                  ("ABCC7", "a previous symbol", "CFTR"),
+                                                  ("CD8", "a previous symbol", "CD8A")])
+def test_previous_symbols_and_aliases_name_the_approved_symbol(genes: GeneGrounder, symbol: str, what: str,
+                                                               approved: str) -> None:
+    (f,) = genes.ground(gene_record("NCBIGene:0", symbol)).findings
+    assert f.rule_id == "BEV023" and what in f.message and f.fix is not None and f.fix.value == approved
+
+
+def test_approved_symbols_and_ids_pass(genes: GeneGrounder) -> None:
+    assert genes.name == "genes:HGNC@2026-09-30"
+    assert genes.ground(gene_record("HGNC:3430", "ERBB2")).findings == []
+
+
+def test_wrong_case_unknown_and_mismatched(genes: GeneGrounder) -> None:
+    (case,) = genes.ground(gene_record("NCBIGene:0", "Erbb2")).findings
+    assert case.rule_id == "BEV023" and case.fix is not None and case.fix.value == "ERBB2"
+    (unknown,) = genes.ground(gene_record("NCBIGene:0", "KRAZ")).findings
+    assert unknown.rule_id == "BEV016" and "KRAS" in unknown.message
+    (wrong,) = genes.ground(gene_record("HGNC:3430", "KRAS")).findings
+    assert wrong.rule_id == "BEV017" and "HGNC:6407" in wrong.message
+
+
+def test_withdrawn_then_reused_symbol(genes: GeneGrounder) -> None:
+    (f,) = genes.ground(gene_record("HGNC:5304", "HTT")).findings
+    assert f.rule_id == "BEV023" and "HGNC:4851" in f.message and "HGNC:11050" in f.message
+
+
+def test_non_human_scope_cannot_be_confirmed(genes: GeneGrounder) -> None:
+    (f,) = genes.ground(gene_record("HGNC:3430", "ERBB2", "NCBITaxon:10090")).findings
+    assert f.rule_id == "BEV015"
