@@ -1,0 +1,109 @@
+"""``bioevidence index | search | ask``: thin shells over :mod:`bioevidence.librarian`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import ConfigurationError, InputError
+
+
+@click.group()
+def index() -> None:
+    """Build a local search index over pinned corpora."""
+
+
+@index.command("build")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--index", "index_dir", required=True, type=click.Path(path_type=Path),
+              help="Folder to write the index to.")
+def build(sources: tuple[Path, ...], index_dir: Path) -> None:
+    """Index SOURCE... (JATS folders, snapshot folders with literature.json, JSONL corpora)."""
+    from ..librarian.index import build_index
+
+    stats = build_index(list(sources), index_dir, progress=lambda m: click.echo(m, err=True))
+    click.echo(json.dumps({"index": str(index_dir), "docs": stats.docs, "passages": stats.passages,
+                           "seconds": round(stats.seconds, 2), "mb_per_s": round(stats.mb_per_s, 3)}))
+
+
+@click.command()
+@click.argument("query")
+@click.option("--index", "index_dir", required=True, type=click.Path(path_type=Path))
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 10000))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def search(query: str, index_dir: Path, limit: int, as_json: bool) -> None:
+    """Run one Europe PMC-syntax QUERY against a local index."""
+    from ..librarian.backend import search_local
+
+    hits = search_local(str(index_dir), query, limit=limit)
+    if as_json:
+        click.echo(json.dumps({"query": query, "hits": hits}, ensure_ascii=False))
+        return
+    for h in hits:
+        click.echo(f"{h['rank']:>3}  {h['score']:8.3f}  {h['doc_id']}  {h['title'][:90]}")
+
+
+def _questions(path: Path) -> list[tuple[str, str]]:
+    out = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            out.append((str(rec["id"]), str(rec["question"])))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"line {lineno} is not {{\"id\", \"question\"}} JSON ({exc}); fix the line",
+                             file=str(path), line=lineno) from exc
+    return out
+
+
+@click.command()
+@click.argument("question", required=False)
+@click.option("--questions", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="JSONL file of {\"id\", \"question\"}; one JSON line out per question.")
+@click.option("--backend", type=click.Choice(["local", "europepmc"]), default="local", show_default=True)
+@click.option("--index", "index_dir", type=click.Path(path_type=Path), help="Local index folder.")
+@click.option("--planner", type=click.Choice(["offline", "llm"]), default="offline", show_default=True)
+@click.option("--judge", type=click.Choice(["offline", "llm"]), default="offline", show_default=True)
+@click.option("--top-k", type=click.IntRange(1, 1000), default=60, show_default=True)
+@click.option("--references", type=click.Path(path_type=Path),
+              help="Folder holding the pinned HGNC and Cell Ontology releases.")
+@click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
+def ask(question: str | None, questions: Path | None, backend: str, index_dir: Path | None, planner: str,
+        judge: str, top_k: int, references: Path | None, as_json: bool) -> None:
+    """Ask QUESTION in plain language; get ranked verbatim evidence."""
+    from ..librarian.librarian import Librarian
+
+    if backend != "local":
+        raise ConfigurationError("the europepmc backend is not available yet; use --backend local --index DIR")
+    if planner != "offline" or judge != "offline":
+        raise ConfigurationError("the LLM planner and judge are not available yet; use --planner offline "
+                                 "--judge offline")
+    if index_dir is None:
+        raise ConfigurationError("--index DIR is required with --backend local; build one with "
+                                 "`bioevidence index build SOURCE... --index DIR`")
+    if (question is None) == (questions is None):
+        raise ConfigurationError("give either a QUESTION or --questions FILE.jsonl")
+    interactive = sys.stderr.isatty() and not as_json
+
+    def progress(message: str) -> None:
+        if interactive:
+            click.echo(f"… {message}", err=True)
+
+    lib = Librarian(index_dir, references=references, progress=progress)
+    batch = _questions(questions) if questions is not None else [("", question or "")]
+    for qid, text in batch:
+        answer = lib.ask(text, top_k=top_k).to_json()
+        if questions is not None:
+            answer = {"id": qid, **answer}
+        if as_json or questions is not None:
+            click.echo(json.dumps(answer, ensure_ascii=False))
+            continue
+        if answer["fallback"]:
+            click.echo(f"note: {answer['fallback']}")
+        for it in answer["items"]:
+            click.echo(f"[{it['rank']}] {it['title'][:80]} ({it['year']}) {it['locator']}")
+            click.echo(f"    {it['text']}")

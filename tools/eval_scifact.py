@@ -1,0 +1,107 @@
+"""Evaluate the offline librarian on SciFact train claims (no neural model).
+
+Usage::
+
+    .venv/bin/python tools/eval_scifact.py [--data ../shared/data] [--index /tmp/scifact_index]
+        [--title-boost 0.5] [--judge-weight 0.6] [--synonym-weight 0.35] [--precise-weight 0.25]
+        [--no-lexicon] [--plain]
+
+Metrics: BEIR-protocol nDCG@10 and recall@10 over every claim (relevant = cited_doc_ids);
+nDCG@10 over claims with evidence only (relevant = evidence documents); rationale sentence
+precision / recall / F1 (micro) for the gold evidence documents: the sentences the judge
+selected in each gold document the librarian returned, against the gold rationale sentences
+(a gold document not returned counts as all its rationales missed).
+Any parameter changed here is tuned on *train*; report it as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import time
+from pathlib import Path
+
+
+def ndcg10(ranked: list[str], relevant: set[str]) -> float:
+    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in relevant)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(10, len(relevant))))
+    return dcg / ideal if ideal else 0.0
+
+
+def main() -> None:
+    from bioevidence.librarian.backend import Scoring
+    from bioevidence.librarian.index import build_index
+    from bioevidence.librarian.judge import LexicalJudge
+    from bioevidence.librarian.librarian import Librarian, Settings
+    from bioevidence.librarian.lexicon import default_lexicon
+    from bioevidence.librarian.planner import OfflinePlanner
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+    ap.add_argument("--index", default="/tmp/bioevidence_scifact_index")
+    ap.add_argument("--title-boost", type=float, default=Scoring().title_boost)
+    ap.add_argument("--judge-weight", type=float, default=Settings().judge_weight)
+    ap.add_argument("--synonym-weight", type=float, default=0.35)
+    ap.add_argument("--precise-weight", type=float, default=0.25)
+    ap.add_argument("--min-fraction", type=float, default=LexicalJudge().min_fraction)
+    ap.add_argument("--no-lexicon", action="store_true")
+    ap.add_argument("--plain", action="store_true", help="broad subquery only, no title boost, no judge")
+    ap.add_argument("--limit", type=int, default=0, help="first N claims only (0 = all)")
+    args = ap.parse_args()
+
+    root = Path(args.data) / "claims" / "scifact"
+    index = Path(args.index)
+    if not (index / "index.sqlite").is_file():
+        stats = build_index([root / "corpus.jsonl.gz"], index)
+        print(f"built index: {stats.docs} docs in {stats.seconds:.1f}s")
+    claims = [json.loads(x) for x in (root / "claims_train.jsonl").read_text().splitlines() if x.strip()]
+    if args.limit:
+        claims = claims[: args.limit]
+    lexicon = None if args.no_lexicon or args.plain else default_lexicon(Path(args.data) / "references")
+    weights = {"broad": 1.0, "synonym": args.synonym_weight, "precise": args.precise_weight}
+    planner = OfflinePlanner(lexicon, weights=weights)
+    if args.plain:
+        planner.max_subqueries = 1
+    lib = Librarian(index, lexicon=lexicon, use_lexicon=False, planner=planner,
+                    scoring=Scoring(title_boost=0.0 if args.plain else args.title_boost),
+                    settings=Settings(judge_weight=0.0 if args.plain else args.judge_weight, top_k=10,
+                                      max_abstract_papers=10),
+                    judge=LexicalJudge(min_fraction=0.0 if args.plain else args.min_fraction))
+    beir, recall, ev_ndcg, lat = [], [], [], []
+    tp = fp = fn = 0
+    for c in claims:
+        t0 = time.perf_counter()
+        answer = lib.ask(c["claim"])
+        lat.append(time.perf_counter() - t0)
+        ranked = [p.doc.doc_id for p in answer.papers]
+        cited = {str(x) for x in c["cited_doc_ids"]}
+        beir.append(ndcg10(ranked, cited))
+        recall.append(len(cited & set(ranked[:10])) / len(cited))
+        if c["evidence"]:
+            ev_docs = set(c["evidence"])
+            ev_ndcg.append(ndcg10(ranked, ev_docs))
+            picked = {p.doc.doc_id: {i for sp in p.spans for i in sp.sentences} for p in answer.papers}
+            for doc_id, sets in c["evidence"].items():
+                gold = {i for s in sets for i in s["sentences"]}
+                pred = picked.get(doc_id, set())
+                tp += len(gold & pred)
+                fp += len(pred - gold)
+                fn += len(gold - pred)
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * p * r / (p + r) if p + r else 0.0
+    mode = "plain BM25 (stemmed, broad query only)" if args.plain else (
+        f"offline planner+judge (title_boost={args.title_boost}, judge_weight={args.judge_weight}, "
+        f"synonym={args.synonym_weight}, precise={args.precise_weight}, lexicon={lexicon is not None})")
+    print(f"SciFact train, {len(claims)} claims ({len(ev_ndcg)} with evidence) — {mode}")
+    print(f"BEIR nDCG@10        {statistics.mean(beir):.4f}")
+    print(f"BEIR recall@10      {statistics.mean(recall):.4f}")
+    print(f"evidence nDCG@10    {statistics.mean(ev_ndcg) if ev_ndcg else 0:.4f}")
+    print(f"rationale P/R/F1    {p:.4f} / {r:.4f} / {f1:.4f}")
+    print(f"median ask latency  {statistics.median(lat) * 1000:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
