@@ -110,6 +110,13 @@ class Fault:
 Handler = Callable[[dict[str, str]], "Reply | bytes | None"]
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """Injected resets make the handler fail on a closed socket; that is expected, not news."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return
+
+
 @dataclass
 class _Route:
     path: str
@@ -128,7 +135,7 @@ class LoopbackServer:
         self._lock = threading.Lock()
         self.log: list[tuple[str, dict[str, str]]] = []
         self.headers: list[dict[str, str]] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
         self._thread.daemon = True
