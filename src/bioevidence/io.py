@@ -29,11 +29,11 @@ def _reject_constant(name: str) -> Any:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise ValueError(f"duplicate key {duplicate!r}")
     return out
 
 
@@ -65,7 +65,8 @@ def parse_json(data: bytes | str, *, file: str | None = None, line: int | None =
     text = decode_utf8(data, file=file, line=line) if isinstance(data, bytes) else data
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
-        check_depth(value)
+        if text.count("{") + text.count("[") > MAX_DEPTH:  # fewer brackets cannot nest deeper
+            check_depth(value)
     except RecursionError as exc:
         raise InputError(f"nesting deeper than {MAX_DEPTH} levels", file=file, line=line) from exc
     except json.JSONDecodeError as exc:

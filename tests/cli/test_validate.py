@@ -219,7 +219,7 @@ def test_parallel_batch_keeps_input_order(tmp_path: Path) -> None:
         rec["record_id"] = f"t:{n}"
         lines.append(json.dumps(rec))
     (tmp_path / "many.jsonl").write_text("\n".join(lines))
-    result = _run("validate", tmp_path / "many.jsonl", "--jobs", "2")
+    result = _run("validate", tmp_path / "many.jsonl", "--workers", "2")
     rows = [json.loads(x) for x in result.stdout.splitlines()]
     assert [r["record_id"] for r in rows] == [f"t:{n}" for n in range(600)]
     assert [r["overall_status"] for r in rows[:3]] == ["rejected", "admitted", "admitted"]

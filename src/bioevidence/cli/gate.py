@@ -59,10 +59,10 @@ def _build_grounders(profile: Any, options: dict[str, Any]) -> list[Any]:
               help="Output format. Default: json for one record, jsonl for several.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the output here (atomically) instead of stdout.")
-@click.option("--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores for large batches).")
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: all cores for large batches).")
 @_grounding_options
 def validate(paths: tuple[Path, ...], profile_name: str | None, fmt: str | None, output: Path | None,
-             jobs: int | None, **grounding: Any) -> None:
+             workers: int | None, **grounding: Any) -> None:
     """Validate evidence records and decide each requested use.
 
     PATHS are record files (.json, .yaml, .yml), JSONL files of one record per line, or folders
@@ -78,7 +78,7 @@ def validate(paths: tuple[Path, ...], profile_name: str | None, fmt: str | None,
     """
     from ..gate import render
     from ..gate.batch import run
-    from ..gate.inputs import expand, read_entries
+    from ..gate.inputs import expand, read_jobs
     from ..gate.profiles import load_profile, resolve_profile_path
     from ..gate.validator import Validator
     from ..io import atomic_write_text, refuse_overwrite
@@ -94,15 +94,14 @@ def validate(paths: tuple[Path, ...], profile_name: str | None, fmt: str | None,
             protected.append(resolve_profile_path(profile_name))
         refuse_overwrite(output, protected)
     validator = Validator(profile, grounders=_build_grounders(profile, grounding))
-    entries = [e for f in files for e in read_entries(f)]
-    results = run(entries, validator, jobs=jobs)
+    jobs = [job for f in files for job in read_jobs(f)]
+    results = run(jobs, validator, workers=workers)
     for r in results:
-        if r.report is None and r.entry.error is not None:
-            emit_error(r.entry.error, file=r.entry.file, line=r.entry.line)
+        if r.error is not None:
+            emit_error(r.error, file=r.file, line=r.line)
     if fmt is None:
-        fmt = "json" if len(entries) == 1 else "jsonl"
-    good = [r for r in results if r.report is not None]
-    if fmt == "json" and len(results) == 1 and not good:
+        fmt = "json" if len(jobs) == 1 else "jsonl"
+    if fmt == "json" and len(results) == 1 and results[0].status == "error":
         text = ""  # one unreadable record: the error line on stderr is the whole answer
     elif fmt == "sarif":
         from ..ci.sarif import render_sarif

@@ -1,8 +1,9 @@
 """Reading record files for a batch: JSON, YAML and JSONL files, and folders of them.
 
-Each record comes out as an ``Entry`` naming its file and (for JSONL) line; an unreadable
-file or line becomes an ``Entry`` carrying the ``InputError`` instead of a record, so the rest
-of the batch is still validated and reported.
+Files are split into ``Job``s (one per record: a whole JSON/YAML file, or one JSONL line) that
+carry raw bytes; parsing happens where the record is validated (possibly in a worker
+process). An unreadable file becomes a ``Job`` carrying its ``InputError``, so the rest of the
+batch is still validated and reported.
 """
 
 from __future__ import annotations
@@ -19,11 +20,20 @@ RECORD_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
+class Job:
     file: str
     line: int | None
-    record: Any = None
+    data: bytes = b""
+    kind: str = "json"
     error: InputError | None = None
+
+    def parse(self) -> Any:
+        """The record this job holds; ``InputError`` (naming file and line) when it is malformed."""
+        if self.error is not None:
+            raise self.error
+        if self.kind == "yaml":
+            return parse_yaml(self.data, file=self.file, what="record YAML")
+        return parse_json(self.data, file=self.file, line=self.line)
 
 
 def expand(paths: Iterable[str | Path]) -> list[Path]:
@@ -32,38 +42,29 @@ def expand(paths: Iterable[str | Path]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in RECORD_SUFFIXES)
-            out.extend(found)
+            out.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in RECORD_SUFFIXES))
         else:
             out.append(path)
     return out
 
 
-def read_entries(path: Path) -> Iterator[Entry]:
-    """The records in one file (one for JSON/YAML, one per non-blank line for JSONL)."""
+def read_jobs(path: Path) -> Iterator[Job]:
+    """The records of one file: one job for JSON/YAML, one per non-blank line for JSONL."""
     name = str(path)
     try:
         data = read_limited(path, MAX_BYTES)
     except InputError as exc:
-        yield Entry(name, None, error=exc)
+        yield Job(name, None, error=exc)
         return
     suffix = path.suffix.lower()
-    try:
-        if suffix == ".jsonl":
-            for number, raw in enumerate(data.split(b"\n"), start=1):
-                if raw.strip():
-                    try:
-                        yield Entry(name, number, parse_json(raw, file=name, line=number))
-                    except InputError as exc:
-                        yield Entry(name, number, error=exc)
-        elif suffix in (".yaml", ".yml"):
-            yield Entry(name, None, parse_yaml(data, file=name, what="record YAML"))
-        else:
-            yield Entry(name, None, parse_json(data, file=name))
-    except InputError as exc:
-        yield Entry(name, None, error=exc)
+    if suffix == ".jsonl":
+        for number, raw in enumerate(data.split(b"\n"), start=1):
+            if raw.strip():
+                yield Job(name, number, raw)
+    else:
+        yield Job(name, None, data, "yaml" if suffix in (".yaml", ".yml") else "json")
 
 
-def iter_entries(paths: Iterable[str | Path]) -> Iterator[Entry]:
+def iter_jobs(paths: Iterable[str | Path]) -> Iterator[Job]:
     for path in expand(paths):
-        yield from read_entries(path)
+        yield from read_jobs(path)

@@ -1,7 +1,7 @@
 """Batch output formats for ``bioevidence validate``: json, jsonl, text and markdown.
 
-Each takes the batch results in input order: ``Result(entry, report)`` where ``report`` is
-``None`` for an entry that could not be read (its ``entry.error`` says why).
+Each takes the batch results in input order (``bioevidence.gate.batch.Result``); a result whose
+status is ``error`` could not be read and its ``error`` says why.
 """
 
 from __future__ import annotations
@@ -9,37 +9,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
-from .inputs import Entry
-from .report import Report
+from .batch import Result
 
 RULES_DOC = "docs/rules.md"
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
-    entry: Entry
-    report: Report | None
-
-    @property
-    def status(self) -> str:
-        return self.report.overall_status if self.report is not None else "error"
-
-    def located(self) -> dict[str, Any]:
-        """The report (or error) with ``file`` and ``line`` naming where the record came from."""
-        head: dict[str, Any] = {"file": self.entry.file, "line": self.entry.line}
-        if self.report is None:
-            assert self.entry.error is not None
-            head.update({"error": self.entry.error.kind, "message": self.entry.error.message})
-            return head
-        head.update(self.report.to_dict())
-        return head
-
-
-def where(entry: Entry) -> str:
-    return entry.file if entry.line is None else f"{entry.file}:{entry.line}"
+def where(result: Result) -> str:
+    return result.file if result.line is None else f"{result.file}:{result.line}"
 
 
 def counts(results: Sequence[Result]) -> Counter[str]:
@@ -49,28 +26,30 @@ def counts(results: Sequence[Result]) -> Counter[str]:
 
 
 def render_json(results: Sequence[Result]) -> str:
-    if len(results) == 1 and results[0].report is not None:
-        return results[0].report.to_json() + "\n"
+    if len(results) == 1:
+        report = results[0].report
+        if report is not None:
+            return report.to_json() + "\n"
     return json.dumps([r.located() for r in results], indent=2, ensure_ascii=False) + "\n"
 
 
 def render_jsonl(results: Sequence[Result]) -> str:
-    return "".join(json.dumps(r.located(), ensure_ascii=False, separators=(",", ":")) + "\n" for r in results)
+    return "".join(r.text + "\n" for r in results)
 
 
 def render_text(results: Sequence[Result]) -> str:
     lines = []
     for r in results:
-        if r.report is None:
-            assert r.entry.error is not None
-            lines.append(f"ERROR     {where(r.entry)}  {r.entry.error.message}")
+        report = r.report
+        if report is None:
+            lines.append(f"ERROR     {where(r)}  {r.error.message if r.error else 'unreadable'}")
             continue
         uses = " ".join(
             f"{d.use}={d.admission_status}" + (f"[{','.join(d.reason_codes)}]" if d.reason_codes else "")
-            for d in r.report.use_decisions
+            for d in report.use_decisions
         )
         status = {"admitted": "ADMITTED", "review_required": "REVIEW", "rejected": "REJECTED"}[r.status]
-        lines.append(f"{status:<9} {where(r.entry)}  {r.report.record_id or '-'}  {uses}".rstrip())
+        lines.append(f"{status:<9} {where(r)}  {report.record_id or '-'}  {uses}".rstrip())
     tally = counts(results)
     lines.append(f"{len(results)} records: {tally['admitted']} admitted, {tally['review_required']} review required, "
                  f"{tally['rejected']} rejected, {tally['error']} input errors")
@@ -88,13 +67,14 @@ def render_markdown(results: Sequence[Result], rules_link: str = RULES_DOC) -> s
         "|---|---|---|---|---|",
     ]
     for r in results:
-        if r.report is None:
-            assert r.entry.error is not None
-            lines.append(f"| `{where(r.entry)}` | – | **input error** | – | {r.entry.error.message} |")
+        report = r.report
+        if report is None:
+            message = r.error.message if r.error else "unreadable"
+            lines.append(f"| `{where(r)}` | – | **input error** | – | {message} |")
             continue
-        uses = "<br>".join(f"{d.use}: {d.admission_status}" for d in r.report.use_decisions) or "–"
-        lines.append(f"| `{where(r.entry)}` | {r.report.record_id or '–'} | {r.status} | {uses} "
-                     f"| {_codes_md(r.report.reason_codes(), rules_link)} |")
+        uses = "<br>".join(f"{d.use}: {d.admission_status}" for d in report.use_decisions) or "–"
+        lines.append(f"| `{where(r)}` | {report.record_id or '–'} | {r.status} | {uses} "
+                     f"| {_codes_md(report.reason_codes(), rules_link)} |")
     lines += ["", f"**{len(results)} records**: {tally['admitted']} admitted, {tally['review_required']} review "
               f"required, {tally['rejected']} rejected, {tally['error']} input errors."]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,84 @@
+"""Parity with bioai-evidence-validator 0.8.0: the same record gets the same decisions and rule codes.
+
+The reference runs in its own virtual environment (``$BIOEVIDENCE_REFERENCE_PYTHON``, set up by
+``.ci/run`` with ``pip install bioai-evidence-validator==0.8.0``). Outside CI the test skips when that
+interpreter is not configured; under CI it fails instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bioevidence import Validator
+from builders import corpus
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Runs inside the reference's interpreter: one JSON line in ({"profile", "record"}), one line out.
+REFERENCE_SIDE = r"""
+import json, sys
+from bioevidence_validator.engine import RecordValidator
+validators = {}
+for line in sys.stdin:
+    job = json.loads(line)
+    v = validators.get(job["profile"]) or validators.setdefault(job["profile"], RecordValidator(profile=job["profile"]))
+    report = v.validate(job["record"])
+    print(json.dumps([report["overall_status"],
+                      [[d["use"], d["admission_status"], d["reason_codes"]] for d in report["use_decisions"]],
+                      sorted(f["rule_id"] for f in report["findings"])]))
+"""
+
+
+@pytest.fixture(scope="module")
+def reference_python() -> str:
+    python = os.environ.get("BIOEVIDENCE_REFERENCE_PYTHON")
+    if not python or not Path(python).exists():
+        message = "set BIOEVIDENCE_REFERENCE_PYTHON to a Python with bioai-evidence-validator==0.8.0 installed"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return python
+
+
+def _jobs() -> list[dict[str, Any]]:
+    jobs: list[dict[str, Any]] = []
+    for path in sorted((REPO / "examples" / "records").glob("*.json")):
+        rec = json.loads(path.read_text())
+        jobs.append({"profile": rec["profile_id"], "record": rec})
+    for candidate in corpus():
+        profile = candidate.get("profile_id") if isinstance(candidate, dict) else None
+        if not isinstance(profile, str) or profile not in {"general", "dataset-label", "literature-claim"}:
+            profile = "general"
+        jobs.append({"profile": profile, "record": candidate})
+    return jobs
+
+
+def _ours(jobs: list[dict[str, Any]]) -> list[Any]:
+    validators: dict[str, Validator] = {}
+    out = []
+    for job in jobs:
+        validator = validators.setdefault(job["profile"], Validator(job["profile"]))
+        report = validator.validate(job["record"])
+        out.append([report.overall_status,
+                    [[d.use, d.admission_status, d.reason_codes] for d in report.use_decisions],
+                    sorted(f.rule_id for f in report.findings)])
+    return out
+
+
+def test_same_decisions_and_codes_as_the_reference_over_a_mutation_corpus(reference_python: str) -> None:
+    jobs = _jobs()
+    done = subprocess.run([reference_python, "-c", REFERENCE_SIDE], input="".join(json.dumps(j) + "\n" for j in jobs),
+                          capture_output=True, text=True, check=True, timeout=900)
+    theirs = [json.loads(line) for line in done.stdout.splitlines()]
+    ours = _ours(jobs)
+    assert len(theirs) == len(ours) == len(jobs)
+    differences = [(json.dumps(j["record"])[:200], t, o) for j, t, o in zip(jobs, theirs, ours, strict=True) if t != o]
+    assert differences == [], f"{len(differences)} of {len(jobs)} differ; first: {differences[:3]}"
+    statuses = {t[0] for t in theirs}
+    assert statuses == {"admitted", "review_required", "rejected"}
