@@ -8,7 +8,16 @@ from hypothesis import strategies as st
 
 from bioevidence.librarian.fields import FIELDS, prompt_reference
 from bioevidence.librarian.query import (
-    And, Not, Or, QuerySyntaxError, Range, Term, count_ands, parse, to_string, validate,
+    And,
+    Not,
+    Or,
+    QuerySyntaxError,
+    Range,
+    Term,
+    count_ands,
+    parse,
+    to_string,
+    validate,
 )
 
 

@@ -22,9 +22,13 @@ HGNC_FILE = "hgnc_complete_set_2026-09-30.tsv.gz"
 CL_FILE = "cl_2026-06-08.obo.gz"
 # Symbols that are also everyday words or statistics/abbreviations in abstracts.
 _AMBIGUOUS = frozenset(
-    "AND ARE CAN FOR HAS MAX SET NOT WAS ITS CAT ANY BAD CAR CAMP CELL COPD DNA RNA MRI CT PCR PET AIDS "
-    "HIV IV II III IL CI OR HR RR SD SE MS ATP GTP ADP IMPACT SHE TIP END AGE MET CT NO TO ON ME LUNG "
-    "COX REST SARS MIR GC CD PI TOP BMI ICU HDL LDL PRP".split()
+    [
+        "AND", "ARE", "CAN", "FOR", "HAS", "MAX", "SET", "NOT", "WAS", "ITS", "CAT", "ANY", "BAD", "CAR",
+        "CAMP", "CELL", "COPD", "DNA", "RNA", "MRI", "CT", "PCR", "PET", "AIDS", "HIV", "IV", "II", "III",
+        "IL", "CI", "OR", "HR", "RR", "SD", "SE", "MS", "ATP", "GTP", "ADP", "IMPACT", "SHE", "TIP", "END",
+        "AGE", "MET", "CT", "NO", "TO", "ON", "ME", "LUNG", "COX", "REST", "SARS", "MIR", "GC", "CD", "PI",
+        "TOP", "BMI", "ICU", "HDL", "LDL", "PRP",
+    ]
 )
 
 
@@ -63,7 +67,9 @@ class Lexicon:
                 sym = row["symbol"]
                 prev = [s for s in (row.get("prev_symbol") or "").split("|") if s]
                 alias = [s for s in (row.get("alias_symbol") or "").split("|") if s]
-                ent = Entity("gene", row["hgnc_id"], sym, tuple(dict.fromkeys([sym, *prev, *alias, row["name"]])))
+                ent = Entity("gene", row[
+                    "hgnc_id"], sym, tuple(dict.fromkeys([sym, *prev, *alias, row["name"],
+                ])))
                 approved[sym] = ent
                 aliases.extend((s, ent) for s in (*prev, *alias))
         for s, ent in aliases:  # an approved symbol always wins over someone else's alias
@@ -80,7 +86,9 @@ class Lexicon:
             if not m_id or not m_name or "\nis_obsolete: true" in block:
                 continue
             syns = re.findall(r'^synonym: "([^"]+)" EXACT', block, re.M)
-            ent = Entity("cell_type", m_id.group(1), m_name.group(1), tuple(dict.fromkeys([m_name.group(1), *syns])))
+            ent = Entity("cell_type", m_id.group(1), m_name.group(1), tuple(dict.fromkeys([
+                m_name.group(1), *syns,
+            ])))
             for s in ent.synonyms:
                 key = s.lower()
                 if len(key) >= 4:
@@ -90,7 +98,8 @@ class Lexicon:
     def recognise(self, question: str) -> list[Entity]:
         """Genes (symbols written as such) and cell types (longest name match) mentioned in ``question``."""
         found: dict[str, Entity] = {}
-        for tok in re.findall(r"[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9]", question):
+        raw = re.findall(r"[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9]", question)
+        for tok in dict.fromkeys(t for whole in raw for t in (whole, *whole.split("-"))):
             if tok in _AMBIGUOUS or not (tok.isupper() or any(c.isdigit() for c in tok)) or len(tok) < 3:
                 continue
             ent = self.genes.get(tok)

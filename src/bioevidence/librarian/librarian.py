@@ -245,7 +245,8 @@ class Librarian:
         if paper.doc.kind != "fulltext":
             return [r for r in rows if r.kind == "abstract"] or rows
         ranked = sorted(rows, key=lambda r: (-float(pscores[r.pidx]) if len(pscores) else 0.0, r.ord))
-        chosen, words = [], 0
+        chosen: list[PassageRow] = []
+        words = 0
         for r in ranked:
             if len(pscores) and pscores[r.pidx] <= 0 and chosen:
                 break

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from .analysis import STOPWORDS, raw_tokens
 from .lexicon import Entity, Lexicon
@@ -21,8 +22,11 @@ __all__ = ["MAX_SUBQUERIES", "OfflinePlanner", "Plan", "SubQuery"]
 
 MAX_SUBQUERIES = 7
 _QUESTION_WORDS = frozenset(
-    "does do is are can could what which how why when whether role effect effects associated association "
-    "evidence studies study show shows shown report reported literature paper papers".split()
+    [
+        "does", "do", "is", "are", "can", "could", "what", "which", "how", "why", "when", "whether", "role",
+        "effect", "effects", "associated", "association", "evidence", "studies", "study", "show", "shows",
+        "shown", "report", "reported", "literature", "paper", "papers",
+    ]
 )
 
 
@@ -70,7 +74,9 @@ class OfflinePlanner:
     lexicon: Lexicon | None = None
     max_subqueries: int = MAX_SUBQUERIES
     fields: tuple[str, ...] = ("TITLE_ABS",)
-    weights: dict[str, float] = field(default_factory=lambda: {"broad": 1.0, "synonym": 0.35, "precise": 0.25})
+    weights: dict[
+        str, float,
+    ] = field(default_factory=lambda: {"broad": 1.0, "synonym": 0.35, "precise": 0.25})
 
     def plan(self, question: str) -> Plan:
         words = content_words(question)
@@ -89,7 +95,7 @@ class OfflinePlanner:
             rest = " OR ".join(_q(w) for w in others[:12])
             query = f"{field_name}:({group})" + (f" AND ({rest})" if rest else "")
             subs.append(SubQuery(query, "synonym", self.weights["synonym"]))
-        pairs = [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+        pairs = [f"{a} {b}" for a, b in pairwise(words)]
         if pairs:
             subs.append(SubQuery(f"{field_name}:(" + " OR ".join(_q(p) for p in pairs[:10]) + ")", "precise",
                                  self.weights["precise"]))
