@@ -23,15 +23,15 @@ def _grounding_options(f: Any) -> Any:
                      help="OBO release (.obo or .obo.gz) for the ontology grounder; repeatable."),
         click.option("--term-root", "term_roots", multiple=True, metavar="KIND=CURIE",
                      help="Required ontology root for an entity type or locator key; repeatable."),
-        click.option("--genes", type=click.Path(dir_okay=False, path_type=Path),
-                     help="HGNC complete set TSV (plain or .gz) for the gene grounder."),
+        click.option("--genes", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+                     help="HGNC complete set TSV (plain or .gz) for the gene grounder; repeatable."),
         click.option("--assembly-report", "assembly_reports", multiple=True,
                      type=click.Path(dir_okay=False, path_type=Path),
                      help="NCBI assembly report for the variant grounder; repeatable."),
-        click.option("--tables", "table_types", multiple=True, metavar="TYPE",
-                     help="Evidence type checked against pinned TSV/CSV tables; repeatable."),
-        click.option("--reference", "references", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
-                     help="Reference assertion table for the cross-check (BEV025); repeatable."),
+        click.option("--tables", multiple=True, metavar="TYPE",
+                     help="Evidence type checked against pinned TSV/CSV tables (needs --snapshot-dir); repeatable."),
+        click.option("--reference", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Reference assertion table for the cross-check (BEV025)."),
         click.option("--cues", is_flag=True, help="Run the semantic cue checker (BEV022)."),
     ]
     for option in reversed(options):
@@ -40,15 +40,22 @@ def _grounding_options(f: Any) -> Any:
 
 
 def _build_grounders(profile: Any, options: dict[str, Any]) -> list[Any]:
-    wanted = any(options.get(k) for k in ("snapshot_dir", "ontologies", "genes", "assembly_reports", "table_types",
-                                          "references", "cues", "term_roots"))
-    if not wanted and not (profile is not None and profile.grounders):
+    """Grounders from the command-line flags, else from the profile's ``grounders:`` section."""
+    flags = {k: v for k, v in options.items() if v}
+    if not flags and not (profile is not None and profile.grounders):
         return []
-    try:
-        from ..gate.grounders.config import build_grounders
-    except ImportError as exc:  # pragma: no cover - grounders ship with the package
-        raise ConfigurationError(f"grounders are unavailable in this installation: {exc}") from exc
-    return list(build_grounders(profile=profile, **options))
+    from ..gate.grounders.config import GrounderOptions, build_grounders, options_from_profile, parse_term_roots
+
+    if flags:
+        chosen = GrounderOptions(
+            snapshot_dir=options.get("snapshot_dir"), ontologies=tuple(options.get("ontologies") or ()),
+            term_roots=parse_term_roots(options.get("term_roots") or ()), genes=tuple(options.get("genes") or ()),
+            assembly_reports=tuple(options.get("assembly_reports") or ()), tables=tuple(options.get("tables") or ()),
+            reference=options.get("reference"), cues=bool(options.get("cues")))
+    else:
+        base = profile.path.parent if profile.path is not None else None
+        chosen = options_from_profile(profile.grounders, base=base)
+    return build_grounders(chosen)
 
 
 @click.command()

@@ -1,7 +1,8 @@
 """The rule catalogue: every code the gate can emit, with its fixed severity, scope and route.
 
 Codes and meanings match bioai-evidence-validator 0.8.0 (26 ``BEV`` codes plus ``SCHEMA`` and
-``RECORD_INTEGRITY``) so the same record gets the same codes; codes after BEV026 are ours.
+``RECORD_INTEGRITY``) so the same record gets the same codes; BEV027, BEV028 and
+GROUNDER_FAILURE are ours (findings the reference cannot make).
 
 * severity: ``error`` rejects a use, ``review`` sends it to a person.
 * scope: ``all`` blocks every requested use, ``use`` only the use it names.
@@ -77,7 +78,7 @@ CATALOGUE: tuple[Rule, ...] = (
     _r("BEV017", "error", "all", "fixable", "grounders",
        "The record disagrees with its pinned source (wrong paper or title, record hash differs, quote not in "
        "the paper or not at the named paragraph, label is not the term's name, wrong build, table value)."),
-    _r("BEV018", "review", "all", "fixable", "grounders",
+    _r("BEV018", "review", "all", "fixable", "domain grounders (none built in)",
        "The source holds evidence the record leaves out."),
     _r("BEV019", "error", "all", "fixable", "literature",
        "The cited paper is retracted."),
@@ -94,8 +95,13 @@ CATALOGUE: tuple[Rule, ...] = (
        "unversioned accession, locator not key=value, unknown table column)."),
     _r("BEV025", "review", "all", "judgment", "crosscheck",
        "A pinned reference resource contradicts the claim or its supporting evidence."),
-    _r("BEV026", "review", "all", "judgment", "definitions",
+    _r("BEV026", "review", "all", "judgment", "definitions (not built in)",
        "Measurements contradict a marker the ontology defines the claimed term to have or lack (experimental)."),
+    _r("BEV027", "review", "all", "judgment", "literature",
+       "The cited paper carries an expression of concern; the notice is named and a person decides."),
+    _r("BEV028", "review", "all", "judgment", "literature",
+       "The quote stops mid-sentence just before a negation or restriction (not, no, without, except, only in, "
+       "in mice); the rest of the sentence is named."),
     _r("GROUNDER_FAILURE", "error", "all", "operational", "validator",
        "A grounder failed while checking the record; it is not admitted (fail closed). Report the message."),
 )

@@ -6,7 +6,7 @@ For each ``publication`` source of a record (identifier in ``uri``: ``pmid:``, `
 * identifier unparseable or not in the snapshot catalogue → BEV015 (pin it first);
 * pinned metadata missing → BEV015; its bytes do not hash to their name → BEV014;
 * the resolver found no such work → BEV016; retracted → BEV019 naming the notice;
-  expression of concern → BEV015 naming the notice (a person decides);
+  expression of concern → BEV027 naming the notice (a person decides);
 * ``title`` is not the pinned title (case, punctuation and Greek spelling ignored) → BEV017;
 * ``sha256`` is not the pinned full text (else abstract, else metadata) hash → BEV017.
 
@@ -14,7 +14,7 @@ For each evidence item citing that source, its quote (``extracted_text``):
 
 * no pinned full text and no abstract → BEV015; under five words → BEV015;
 * found (at the ``#paragraph-id`` of the locator when that names a passage) → verified, unless
-  the quote stops mid-sentence just before a negation or restriction → BEV022 naming the rest
+  the quote stops mid-sentence just before a negation or restriction → BEV028 naming the rest
   of the sentence;
 * in the paper but not at the named passage → BEV017 (fix: the right anchor);
 * not in the paper → BEV017 naming the closest passage and what differs (fix: ``requote``).
@@ -165,7 +165,7 @@ class LiteratureGrounder:
                                Fix("remove", path, detail="cite evidence from a paper that is not retracted")))
         if meta.expression_of_concern:
             notices = ", ".join(str(n) for n in meta.concern_notices) or "see PubMed"
-            out.append(finding("BEV015", f"{ident} carries an expression of concern (notice: {notices}); "
+            out.append(finding("BEV027", f"{ident} carries an expression of concern (notice: {notices}); "
                                "a person must decide whether it can support the claim", path, uses))
         title = source.get("title")
         if isinstance(title, str) and meta.title and normalized_title(title) != normalized_title(meta.title):
@@ -221,7 +221,7 @@ class LiteratureGrounder:
                             Fix("requote", text_path, closest.excerpt, detail))]
         rest = paper.cut_before_cue(hit)
         if rest:
-            return [finding("BEV022", f"the quote stops mid-sentence just before '{rest}'; the full sentence "
+            return [finding("BEV028", f"the quote stops mid-sentence just before '{rest}'; the full sentence "
                             "may restrict or negate it", text_path, uses,
                             Fix("requote", text_path, normalize(quote).rstrip(" .") + " " + rest,
                                 f"the sentence continues '{rest}'"))]
