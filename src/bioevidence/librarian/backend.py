@@ -26,7 +26,7 @@ __all__ = ["Backend", "Hit", "LocalBackend", "Scoring"]
 class Scoring:
     """Ranking knobs for unfielded terms (tuned on SciFact *train* only; see docs/librarian.md)."""
 
-    title_boost: float = 0.5
+    title_boost: float = 0.0
     max_wildcard_terms: int = 200
 
 
