@@ -16,6 +16,7 @@ from itertools import islice
 from typing import Any
 
 from ..errors import InputError
+from ..io import dumps_line
 from .inputs import Job
 from .report import Report
 from .validator import Validator
@@ -54,13 +55,11 @@ def process(validator: Validator, job: Job) -> Result:
         report = validator.validate(job.parse())
     except InputError as exc:
         error = InputError(exc.message, file=job.file, line=job.line)
-        text = json.dumps({"file": job.file, "line": job.line, "error": error.kind, "message": error.message},
-                          ensure_ascii=False, separators=(",", ":"))
+        text = dumps_line({"file": job.file, "line": job.line, "error": error.kind, "message": error.message})
         return Result(job.file, job.line, "error", text, error)
     located = {"file": job.file, "line": job.line}
     located.update(report.to_dict())
-    return Result(job.file, job.line, report.overall_status,
-                  json.dumps(located, ensure_ascii=False, separators=(",", ":")), None, report)
+    return Result(job.file, job.line, report.overall_status, dumps_line(located), None, report)
 
 
 _WORKER: Validator | None = None
