@@ -22,7 +22,7 @@ JSON = st.recursive(SCALARS, lambda children: st.lists(children, max_size=4) | s
 
 @settings(max_examples=400, deadline=None)
 @given(JSON, st.booleans())
-def test_fast_parse_agrees_with_the_standard_parser(value: Any, pretty: bool) -> None:
+def test_strict_parse_agrees_with_the_standard_parser(value: Any, pretty: bool) -> None:
     text = json.dumps(value, indent=1 if pretty else None, ensure_ascii=False)
     assert parse_json(text.encode("utf-8")) == json.loads(text)
 

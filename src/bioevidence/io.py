@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -60,9 +59,6 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
             stack.extend((v, depth + 1) for v in node)
 
 
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"(\s*:)?')
-
-
 def _shape(value: Any) -> tuple[int, bool]:
     """(number of object keys, whether any float occurs) over a parsed JSON value."""
     keys = 0
@@ -80,29 +76,6 @@ def _shape(value: Any) -> tuple[int, bool]:
     return keys, floats
 
 
-def _fast_parse(data: bytes) -> Any:
-    """orjson, plus an exact duplicate-key check: every key token in the text must survive in the
-    parsed objects (a duplicate collapses into one). ``None`` means "use the strict slow path"."""
-    import orjson
-
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
-    keys, floats = _shape(value)
-    if floats:  # orjson turns integers beyond 64 bits into floats; let the standard parser decide
-        return None
-    tokens = sum(1 for m in _STRING.finditer(data) if m.group(1) is not None)
-    if tokens != keys:
-        return None
-    if data.count(b"{") + data.count(b"[") > MAX_DEPTH:
-        try:
-            check_depth(value)
-        except ValueError:
-            return None
-    return value
-
-
 def decode_utf8(data: bytes, *, file: str | None = None, line: int | None = None) -> str:
     try:
         text = data.decode("utf-8")
@@ -113,10 +86,6 @@ def decode_utf8(data: bytes, *, file: str | None = None, line: int | None = None
 
 def parse_json(data: bytes | str, *, file: str | None = None, line: int | None = None) -> Any:
     """Parse strict JSON (see module docstring); errors are ``InputError`` naming the problem."""
-    if isinstance(data, bytes):
-        value = _fast_parse(data)
-        if value is not None:
-            return value
     text = decode_utf8(data, file=file, line=line) if isinstance(data, bytes) else data
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant,
