@@ -23,6 +23,11 @@ from .errors import (
 )
 
 _LAZY: dict[str, str] = {
+    "Catalogue": "bioevidence.sources.catalogue",
+    "SnapshotStore": "bioevidence.sources.store",
+    "Work": "bioevidence.sources.catalogue",
+    "parse_identifier": "bioevidence.sources.identifiers",
+    "release_path": "bioevidence.sources.releases",
     "Finding": "bioevidence.gate.findings",
     "Fix": "bioevidence.gate.findings",
     "Grounder": "bioevidence.gate.grounding",
@@ -37,6 +42,7 @@ _LAZY: dict[str, str] = {
 __all__ = [
     "BioevidenceError",
     "BioevidenceWarning",
+    "Catalogue",
     "ConfigurationError",
     "Finding",
     "Fix",
@@ -48,10 +54,14 @@ __all__ = [
     "Profile",
     "Report",
     "RetrievalError",
+    "SnapshotStore",
     "SourceError",
     "Validator",
+    "Work",
     "__version__",
     "load_profile",
+    "parse_identifier",
+    "release_path",
     "validate",
 ]
 
@@ -75,3 +85,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .gate.profiles import Profile, load_profile
     from .gate.report import Report
     from .gate.validator import Validator, validate
+    from .sources.catalogue import Catalogue, Work
+    from .sources.identifiers import parse_identifier
+    from .sources.releases import release_path
+    from .sources.store import SnapshotStore

@@ -30,7 +30,7 @@ COMMANDS: dict[str, str] = {
     "ask": "librarian:ask",
     "build": "loop:build",
     "draft-schema": "loop:draft_schema",
-    "agent": "loop:agent",
+    "agent": "agent:agent",
     "review": "loop:review",
     "ci": "ci:ci",
 }
