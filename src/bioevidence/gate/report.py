@@ -3,7 +3,9 @@
 Keys and meanings follow bioai-evidence-validator 0.8.0 (validator, versions, the profile,
 schema and canonical-input hashes, ``validated_at``, ``schema_valid``, ``overall_status``,
 ``findings``, ``use_decisions``, and ``grounding`` only when grounders ran). Additions are
-optional: ``record_id`` (null when unreadable) and, inside findings, ``fix``.
+optional: ``record_id`` (null when unreadable), inside findings ``fix``, and
+``verified_evidence_item_ids`` (sorted ids of the items a grounder confirmed against their
+pinned source; present only when there are any, so reports without grounders keep their shape).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class Report:
     record_id: str | None = None
     grounding: list[str] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    verified: frozenset[str] = frozenset()
 
     @property
     def admitted(self) -> bool:
@@ -84,6 +87,8 @@ class Report:
         }
         if self.grounding is not None:
             out["grounding"] = list(self.grounding)
+        if self.verified:
+            out["verified_evidence_item_ids"] = sorted(self.verified)
         out.update(self.extra)
         return out
 
@@ -94,7 +99,8 @@ class Report:
     def from_dict(cls, data: dict[str, Any]) -> Report:
         known = {"validator", "validator_version", "record_id", "profile_id", "profile_version", "profile_sha256",
                  "schema_version", "schema_sha256", "schema_sources", "input_sha256", "validated_at",
-                 "schema_valid", "overall_status", "findings", "use_decisions", "grounding"}
+                 "schema_valid", "overall_status", "findings", "use_decisions", "grounding",
+                 "verified_evidence_item_ids"}
         return cls(
             validator=data["validator"], validator_version=data["validator_version"],
             profile_id=data["profile_id"], profile_version=data["profile_version"],
@@ -106,5 +112,6 @@ class Report:
             use_decisions=[UseDecision(d["use"], d["admission_status"], list(d["reason_codes"]))
                            for d in data["use_decisions"]],
             record_id=data.get("record_id"), grounding=data.get("grounding"),
+            verified=frozenset(data.get("verified_evidence_item_ids") or ()),
             extra={k: v for k, v in data.items() if k not in known},
         )

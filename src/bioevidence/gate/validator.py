@@ -92,8 +92,8 @@ class Validator:
                                            f"profile_id {record['profile_id']!r} is not a built-in profile "
                                            f"({', '.join(builtin_profiles())}); pass --profile PATH to its YAML file.",
                                            "$.profile_id", uses))
+        verified: set[str] = set()
         if not findings:
-            verified: set[str] = set()
             grounded: list[Finding] = []
             for grounder in self.grounders:
                 try:
@@ -125,6 +125,7 @@ class Validator:
             findings=findings,
             use_decisions=[UseDecision(d["use"], d["admission_status"], d["reason_codes"]) for d in decisions],
             grounding=[g.name for g in self.grounders] if self.grounders else None,
+            verified=frozenset(verified),
         )
 
 
