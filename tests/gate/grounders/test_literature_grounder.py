@@ -290,3 +290,20 @@ def test_tampered_snapshot_bytes_are_bev014(grounder: LiteratureGrounder, corpus
     tampered = LiteratureGrounder.from_directory(tmp_path, cache_root=cache_dir)
     result = tampered.ground(record(pmid, papers[pmid]["paragraphs"][0][0], papers[pmid]["sha"]))
     assert "BEV014" in {f.rule_id for f in result.findings} and not result.verified
+
+
+def test_an_expression_of_concern_is_named_and_goes_to_review(grounder: LiteratureGrounder, corpus_dir: Path,
+                                                              manifest: dict) -> None:
+    """PMID 32432717 (Biosci Rep 2020) carries an expression of concern, PMID 32579207, before its
+    retraction, PMID 32614055: both read from its pinned NCBI esummary, independently of the parser."""
+    catalogue = Catalogue.load(corpus_dir)
+    work = catalogue["pmid:32432717"]
+    summary = json.loads(gzip.decompress((corpus_dir / f"{work.metadata_sha256}.json.gz").read_bytes()))
+    references = summary["result"]["32432717"]["references"]
+    concern = next(str(r["pmid"]) for r in references if r["reftype"] == "Expression of concern in")
+    retraction = next(str(r["pmid"]) for r in references if r["reftype"] == "Retraction in")
+    result = grounder.ground(record("32432717", "a quote of more than five words here", work.pinned_sha256))
+    by_code = {f.rule_id: f for f in result.findings}
+    assert "BEV027" in by_code and by_code["BEV027"].severity == "review" and concern in by_code["BEV027"].message
+    assert "BEV019" in by_code and retraction in by_code["BEV019"].message
+    assert "32432717" in manifest["retracted"] and not result.verified

@@ -57,8 +57,8 @@ def test_factory_builds_named_grounders(shared_data: Path, cache_dir: Path) -> N
         term_roots=parse_term_roots(["cell_type=CL:0000000"]),
         genes=(shared_data / "references" / "hgnc_complete_set_2026-09-30.tsv.gz",), cues=True, cache_root=cache_dir)
     names = [g.name for g in build_grounders(options)]
-    assert names[1:] == ["ontology:CL@2026-06-08", "genes:HGNC@2026-09-30", "semantic-cues"]
-    assert names[0].startswith("literature:snapshots@")
+    assert names[0] == "source-bytes" and names[1].startswith("literature:snapshots@")
+    assert names[2:] == ["ontology:CL@2026-06-08", "genes:HGNC@2026-09-30", "semantic-cues"]
 
 
 def test_factory_rejects_bad_options() -> None:

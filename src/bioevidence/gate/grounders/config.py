@@ -1,20 +1,24 @@
 """Build grounders from command-line options or from a profile's ``grounders:`` section.
 
-CLI: ``--snapshot-dir DIR`` (literature), ``--ontology FILE`` (repeatable), ``--term-root
-KIND=CURIE`` (repeatable), ``--genes FILE`` (repeatable), ``--assembly-report FILE``
-(repeatable), ``--cues``. A profile may declare the same with release names from
-``grounders/*.yaml`` instead of paths::
+CLI: ``--snapshot-dir DIR`` (source bytes; literature when the folder holds
+``literature.json``; tables with ``--tables TYPE``, repeatable), ``--ontology FILE``
+(repeatable), ``--term-root KIND=CURIE`` (repeatable), ``--genes FILE`` (repeatable),
+``--assembly-report FILE`` (repeatable), ``--reference FILE``, ``--cues``. A profile may declare
+the same with release names from ``grounders/*.yaml`` instead of paths (relative paths are
+relative to the profile file)::
 
     grounders:
       snapshot_dir: path/to/snapshots
-      ontologies: [cl-2026-06-08]
+      ontologies: [cl]
       term_roots: {cell_type: "CL:0000000"}
-      genes: [hgnc-2026-09-30]
-      assembly_reports: [grch38-p14]
+      genes: [hgnc]
+      assembly_reports: [path/to/GCF_000001405.40_GRCh38.p14_assembly_report.txt]
+      tables: [marker_gene]
+      reference: path/to/markers.tsv          # or {file: …, evidence_keys: [gene], relation: marker_of}
       cues: true
 
-(``--tables TYPE`` and ``--reference FILE`` are accepted and rejected with a clear error until
-the table and reference grounders land.)
+Order of the grounders built: source bytes, literature, tables, ontology, genes, variants,
+reference, cues.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ class GrounderOptions:
     assembly_reports: tuple[Path, ...] = ()
     tables: tuple[str, ...] = ()
     reference: Path | None = None
+    reference_keys: tuple[str, ...] = ("gene",)
+    reference_relation: str | None = None
     cues: bool = False
     cache_root: Path | None = None
 
@@ -55,9 +61,12 @@ def parse_term_roots(values: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _resolve(name: str) -> Path:
-    """A release name from ``grounders/*.yaml`` (pinned, hash-checked), or a path."""
+def _resolve(name: str, base: Path | None = None) -> Path:
+    """A path (relative to ``base`` when given and it exists there), else a release name from
+    ``grounders/*.yaml`` (pinned, hash-checked)."""
     path = Path(name)
+    if base is not None and not path.is_absolute() and (base / path).exists():
+        return base / path
     if path.exists():
         return path
     from ...sources.releases import release_path
@@ -79,35 +88,78 @@ def options_from_profile(section: Mapping[str, Any], base: Path | None = None) -
         raw = [raw] if isinstance(raw, str) else raw
         if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
             raise ConfigurationError(f"'grounders.{key}' must be a release name or a list of them")
-        return tuple(_resolve(v) for v in raw)
+        return tuple(_resolve(v, base) for v in raw)
 
     roots = section.get("term_roots") or {}
-    if not isinstance(roots, Mapping):
-        raise ConfigurationError("'grounders.term_roots' must map a kind to a CURIE")
+    if not isinstance(roots, Mapping) or not all(isinstance(v, str) for v in roots.values()):
+        raise ConfigurationError("'grounders.term_roots' must map a kind to a CURIE, e.g. cell_type: CL:0000000")
     snap = section.get("snapshot_dir")
+    if snap is not None and not isinstance(snap, str):
+        raise ConfigurationError("'grounders.snapshot_dir' must be a folder path")
+    tables = section.get("tables") or []
+    tables = [tables] if isinstance(tables, str) else tables
+    if not isinstance(tables, list) or not all(isinstance(t, str) for t in tables):
+        raise ConfigurationError("'grounders.tables' must be an evidence type or a list of them")
+    reference, keys, relation = _reference(section.get("reference"), base)
+    cues = section.get("cues", False)
+    if not isinstance(cues, bool):
+        raise ConfigurationError("'grounders.cues' must be true or false")
     return GrounderOptions(
-        snapshot_dir=(base / snap if base and snap else Path(snap)) if isinstance(snap, str) else None,
+        snapshot_dir=(base / snap if base and not Path(snap).is_absolute() else Path(snap)) if snap else None,
         ontologies=names("ontologies"), term_roots=dict(roots), genes=names("genes"),
-        assembly_reports=names("assembly_reports"), cues=bool(section.get("cues", False)))
+        assembly_reports=names("assembly_reports"), tables=tuple(tables), reference=reference,
+        reference_keys=keys, reference_relation=relation, cues=cues)
+
+
+def _reference(raw: object, base: Path | None) -> tuple[Path | None, tuple[str, ...], str | None]:
+    """``reference: FILE`` or ``reference: {file, evidence_keys, relation}``."""
+    if raw is None:
+        return None, ("gene",), None
+    if isinstance(raw, str):
+        return _resolve(raw, base), ("gene",), None
+    allowed = {"file", "evidence_keys", "relation"}
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("file"), str) or set(raw) - allowed:
+        raise ConfigurationError("'grounders.reference' must be a file path or a mapping with 'file' and "
+                                 "optionally 'evidence_keys' (list) and 'relation'")
+    keys = raw.get("evidence_keys", ["gene"])
+    keys = [keys] if isinstance(keys, str) else keys
+    relation = raw.get("relation")
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys) or not (
+            relation is None or isinstance(relation, str)):
+        raise ConfigurationError("'grounders.reference.evidence_keys' must be a list of locator keys and "
+                                 "'relation' a predicate")
+    return _resolve(raw["file"], base), tuple(keys), relation
 
 
 def build_grounders(options: GrounderOptions) -> list[Grounder]:
     """The grounders the options ask for, loaded (indexes from the on-disk cache)."""
     out: list[Grounder] = []
-    if options.tables or options.reference is not None:
-        raise ConfigurationError("table and reference grounders are not available yet; drop --tables/--reference")
+    if options.tables and options.snapshot_dir is None:
+        raise ConfigurationError("--tables needs --snapshot-dir (the folder holding the pinned tables)")
     if options.snapshot_dir is not None:
-        from .literature import LiteratureGrounder
+        from ...sources.catalogue import CATALOGUE_NAME, Catalogue
+        from .snapshots import ListedStore, SourceBytesGrounder
 
-        if not Path(options.snapshot_dir).is_dir():
-            raise ConfigurationError(f"--snapshot-dir {options.snapshot_dir} is not a folder")
-        out.append(LiteratureGrounder.from_directory(options.snapshot_dir, cache_root=options.cache_root))
+        folder = Path(options.snapshot_dir)
+        if not folder.is_dir():
+            raise ConfigurationError(f"--snapshot-dir {folder} is not a folder; pass the folder of pinned snapshots")
+        store = ListedStore(folder)  # one store: bytes are re-hashed once per process, for every grounder
+        out.append(SourceBytesGrounder(store))
+        if (folder / CATALOGUE_NAME).is_file():
+            from .literature import LiteratureGrounder
+
+            out.append(LiteratureGrounder(store, Catalogue.load(folder), cache_root=options.cache_root))
+        if options.tables:
+            from .tables import TableGrounder
+
+            out.append(TableGrounder(store, options.tables))
+    ontologies = []
     if options.ontologies:
         from .obo import load_ontology
         from .ontology import OntologyGrounder
 
-        out.append(OntologyGrounder([load_ontology(p, cache_root=options.cache_root) for p in options.ontologies],
-                                    options.term_roots))
+        ontologies = [load_ontology(p, cache_root=options.cache_root) for p in options.ontologies]
+        out.append(OntologyGrounder(ontologies, options.term_roots))
     elif options.term_roots:
         raise ConfigurationError("--term-root needs at least one --ontology")
     if options.genes:
@@ -118,6 +170,11 @@ def build_grounders(options: GrounderOptions) -> list[Grounder]:
         from .variants import VariantGrounder
 
         out.append(VariantGrounder.from_files(options.assembly_reports))
+    if options.reference is not None:
+        from .crosscheck import ReferenceGrounder
+
+        out.append(ReferenceGrounder.from_file(options.reference, evidence_keys=options.reference_keys,
+                                               relation=options.reference_relation, ontologies=ontologies))
     if options.cues:
         from .cues import CueChecker
 

@@ -1,0 +1,106 @@
+"""Snapshot stores as grounders read them: one directory listing instead of one glob per hash,
+and the source-bytes grounder.
+
+:class:`ListedStore` is a :class:`~bioevidence.sources.store.SnapshotStore` that finds files
+through one scan of the folder (rescanned when a hash is not in the last scan, so files pinned
+meanwhile are seen) instead of a ``glob`` per lookup, which costs a compiled pattern per hash.
+Reading is unchanged: bytes are re-hashed on their first read in the process.
+
+:class:`SourceBytesGrounder` (``source-bytes``) checks every source artifact of a record, of any
+type: bytes for its ``sha256`` are in the store (else BEV015) and re-hash to it (else BEV014).
+``observed_sha256`` is ignored (the contracts compare it, BEV002).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ...errors import IntegrityError, SourceError
+from ...sources.store import SHA256_RE, SnapshotStore, check_sha256
+from ..findings import Finding
+from ..grounding import Grounding, finding
+from .common import requested_uses
+
+__all__ = ["ListedStore", "SourceBytesGrounder"]
+
+# The store's file names: <sha256>[.<ext>][.gz] (see bioevidence.sources.store).
+_NAME_RE = re.compile(r"^(?P<sha>[0-9a-f]{64})(?:\.[a-z0-9]{1,16})?(?:\.gz)?$")
+
+
+class ListedStore(SnapshotStore):
+    """A snapshot store that looks files up in a cached listing of its folder."""
+
+    def __init__(self, root: Path | str) -> None:
+        super().__init__(root)
+        self._listing: dict[str, list[Path]] | None = None
+        self._scan_lock = threading.Lock()
+
+    def _scan(self) -> dict[str, list[Path]]:
+        listing: dict[str, list[Path]] = {}
+        try:
+            with os.scandir(self.root) as entries:
+                for entry in entries:
+                    match = _NAME_RE.match(entry.name)
+                    if match and entry.is_file():
+                        listing.setdefault(match.group("sha"), []).append(Path(entry.path))
+        except OSError:
+            return {}
+        for paths in listing.values():
+            paths.sort()
+        return listing
+
+    def _candidates(self, sha: str) -> Iterator[Path]:
+        check_sha256(sha)
+        with self._scan_lock:
+            listing = self._listing
+            if listing is None or sha not in listing:
+                listing = self._listing = self._scan()
+            paths = list(listing.get(sha, ()))
+        yield from (p for p in paths if p.is_file())
+
+    def rescan(self) -> None:
+        """Forget the listing (the next lookup scans the folder again)."""
+        with self._scan_lock:
+            self._listing = None
+
+
+class SourceBytesGrounder:
+    """Every source artifact's bytes are pinned in the store and hash to its ``sha256``."""
+
+    name = "source-bytes"
+
+    def __init__(self, store: SnapshotStore) -> None:
+        self.store = store
+
+    @classmethod
+    def from_directory(cls, folder: Path | str) -> SourceBytesGrounder:
+        return cls(ListedStore(folder))
+
+    def ground(self, record: dict[str, Any]) -> Grounding:
+        uses = requested_uses(record)
+        found: list[Finding] = []
+        sources = record.get("source_artifacts")
+        for index, source in enumerate(sources if isinstance(sources, list) else []):
+            if not isinstance(source, dict):
+                continue
+            sha = source.get("sha256")
+            path = f"$.source_artifacts[{index}]"
+            if not isinstance(sha, str) or not SHA256_RE.match(sha):
+                found.append(finding("BEV015", f"sha256 {sha!r} is not a SHA-256, so no pinned bytes can "
+                                     "be found for this source", f"{path}.sha256", uses))
+                continue
+            try:
+                self.store.read(sha)
+            except IntegrityError as exc:
+                found.append(finding("BEV014", f"the pinned bytes for {sha} do not hash to it: {exc.message}",
+                                     f"{path}.sha256", uses))
+            except SourceError:
+                found.append(finding("BEV015", f"no bytes for sha256 {sha} are pinned in {self.store.root}; "
+                                     "pin the source (bioevidence ground) or point --snapshot-dir at the "
+                                     "folder that holds it", f"{path}.sha256", uses))
+        return Grounding(found)
