@@ -1,0 +1,452 @@
+"""The LLM adapter: any OpenAI-compatible chat endpoint, JSON replies parsed tolerantly.
+
+Two layers, so tests and replays plug in at the wire and nothing of ours is mocked:
+
+* a :class:`Transport` sends one :class:`ChatRequest` and returns one :class:`ChatReply`.
+  :class:`OpenAITransport` is the live one (the ``openai`` package, imported lazily); it is the
+  one place where ``openai`` errors become ours (:func:`translate_openai_error`).
+* :class:`LLM` builds requests, constrains replies with a JSON Schema, parses them
+  (:func:`parse_json_reply`: code fences, ``<think>`` blocks, trailing commas, leading and
+  trailing prose), checks them against the schema, retries once on a malformed reply (at
+  temperature 0, stating the error), and logs one line per call (model, tokens, seconds).
+
+Structured output degrades by server: ``json_schema`` (OpenAI, vLLM, llama.cpp, Ollama…) →
+``json_object`` → plain prompting (the schema is then written into the prompt). A server that
+rejects a format with HTTP 400/422 is asked again one step down, and the adapter remembers the
+format that worked. Base URL and API key come from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``
+(the key never from a flag or a file); local servers need no key.
+
+>>> llm = LLM(OpenAITransport(), model="gemma-3-270m")          # doctest: +SKIP
+>>> llm.complete_json([{"role": "user", "content": "..."}], schema).value  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..errors import BioevidenceError, ConfigurationError, ModelError, RetrievalError
+
+__all__ = [
+    "FORMATS",
+    "LLM",
+    "ChatReply",
+    "ChatRequest",
+    "JsonExchange",
+    "MalformedReply",
+    "OpenAITransport",
+    "Transport",
+    "Turn",
+    "parse_json_reply",
+    "translate_openai_error",
+]
+
+log = logging.getLogger("bioevidence.llm")
+
+#: Structured-output modes, strongest first.
+FORMATS = ("json_schema", "json_object", "text")
+DEFAULT_TIMEOUT = 120.0
+Message = dict[str, str]
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat completion request, independent of any client library."""
+
+    model: str
+    messages: tuple[Message, ...]
+    temperature: float = 0.2
+    max_tokens: int | None = None
+    response_format: dict[str, Any] | None = None
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """The text of the first choice plus what the log line needs."""
+
+    text: str
+    model: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    finish_reason: str | None = None
+    seconds: float = 0.0
+
+
+class Transport(Protocol):
+    """Sends one request; raises :class:`RetrievalError` (or :class:`ModelError`) on failure."""
+
+    def send(self, request: ChatRequest) -> ChatReply: ...
+
+
+# ----------------------------------------------------------------------------- openai boundary
+def translate_openai_error(exc: Exception, *, base_url: str, model: str, timeout: float) -> BioevidenceError:
+    """Map an ``openai`` exception to ours; every upstream class has a case (tested one by one)."""
+    import openai
+
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, openai.APITimeoutError):
+        return RetrievalError(f"the model server at {base_url} did not answer within {timeout:g} s; "
+                              "raise the timeout or use a smaller max_tokens", url=base_url, retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        return RetrievalError(f"cannot reach the model server at {base_url}: {exc}; start the server or set "
+                              "OPENAI_BASE_URL", url=base_url, retryable=True)
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return RetrievalError(f"the model server at {base_url} refused the credentials (HTTP {status}); set "
+                              "OPENAI_API_KEY in the environment", url=base_url, status=status)
+    if isinstance(exc, openai.NotFoundError):
+        return RetrievalError(f"the model server at {base_url} does not serve model {model!r} (HTTP 404); "
+                              "check --model against the server's /v1/models", url=base_url, status=status)
+    if isinstance(exc, openai.RateLimitError):
+        return RetrievalError(f"the model server at {base_url} is rate limiting (HTTP 429) after retries; "
+                              "wait and run again (finished episodes are skipped)", url=base_url, status=status,
+                              retryable=True)
+    if isinstance(exc, openai.BadRequestError | openai.UnprocessableEntityError | openai.ConflictError):
+        return RetrievalError(f"the model server at {base_url} rejected the request (HTTP {status}): "
+                              f"{_short(exc)}", url=base_url, status=status)
+    if isinstance(exc, openai.InternalServerError):
+        return RetrievalError(f"the model server at {base_url} failed (HTTP {status}) after retries; check its "
+                              "log or try again", url=base_url, status=status, retryable=True)
+    if isinstance(exc, openai.APIStatusError):
+        return RetrievalError(f"the model server at {base_url} answered HTTP {status}: {_short(exc)}",
+                              url=base_url, status=status, retryable=status is not None and status >= 500)
+    if isinstance(exc, openai.LengthFinishReasonError | openai.ContentFilterFinishReasonError):
+        return ModelError(f"model {model!r} stopped before finishing its reply ({type(exc).__name__}); raise "
+                          "max_tokens", model=model)
+    if isinstance(exc, openai.APIResponseValidationError):
+        return ModelError(f"the model server at {base_url} sent a reply that is not an OpenAI chat completion: "
+                          f"{_short(exc)}", model=model)
+    return RetrievalError(f"the model client failed talking to {base_url}: {type(exc).__name__}: {_short(exc)}",
+                          url=base_url)
+
+
+def _short(exc: Exception, limit: int = 300) -> str:
+    text = str(exc).replace("\n", " ")
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+class OpenAITransport:
+    """The live transport: ``openai.OpenAI(...).chat.completions.create``.
+
+    ``base_url`` defaults to ``$OPENAI_BASE_URL``; the key is read from ``$OPENAI_API_KEY`` only
+    (local servers accept any, so a placeholder is sent when it is unset). ``max_retries``
+    are the client's own retries (with backoff, honouring ``Retry-After``) for connection
+    errors, timeouts, 408/409/429 and 5xx.
+    """
+
+    def __init__(self, base_url: str | None = None, *, timeout: float = DEFAULT_TIMEOUT, max_retries: int = 2,
+                 env: Mapping[str, str] | None = None) -> None:
+        env = os.environ if env is None else env
+        url = base_url or env.get("OPENAI_BASE_URL") or ""
+        if not url:
+            raise ConfigurationError("no model server: set OPENAI_BASE_URL (e.g. http://127.0.0.1:8080/v1)")
+        self.base_url = url.rstrip("/")
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self._api_key = env.get("OPENAI_API_KEY") or "sk-no-key-required"
+        self._client: Any = None
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"OpenAITransport(base_url={self.base_url!r}, timeout={self.timeout:g})"
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            import openai
+
+            self._client = openai.OpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self.timeout,
+                                         max_retries=self.max_retries)
+        return self._client
+
+    def send(self, request: ChatRequest) -> ChatReply:
+        import openai
+
+        kwargs: dict[str, Any] = {"model": request.model, "messages": list(request.messages),
+                                  "temperature": request.temperature}
+        if request.max_tokens is not None:
+            kwargs["max_tokens"] = request.max_tokens
+        if request.response_format is not None:
+            kwargs["response_format"] = request.response_format
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
+        start = time.perf_counter()
+        try:
+            completion = self._get_client().chat.completions.create(**kwargs)
+        except openai.OpenAIError as exc:
+            raise translate_openai_error(exc, base_url=self.base_url, model=request.model,
+                                         timeout=self.timeout) from exc
+        seconds = time.perf_counter() - start
+        choices = getattr(completion, "choices", None) or []
+        if not choices:
+            raise ModelError(f"the model server at {self.base_url} returned no choices for model "
+                             f"{request.model!r}", model=request.model)
+        message = choices[0].message
+        text = getattr(message, "content", None) or ""
+        if not text and getattr(message, "refusal", None):
+            text = str(message.refusal)
+        usage = getattr(completion, "usage", None)
+        return ChatReply(text=text, model=getattr(completion, "model", None) or request.model,
+                         prompt_tokens=getattr(usage, "prompt_tokens", None),
+                         completion_tokens=getattr(usage, "completion_tokens", None),
+                         finish_reason=getattr(choices[0], "finish_reason", None), seconds=seconds)
+
+
+# ----------------------------------------------------------------------------- tolerant parsing
+_THINK = re.compile(r"<(think|thinking|reasoning|thought)>.*?</\1\s*>", re.S | re.I)
+_THINK_END = re.compile(r"</(think|thinking|reasoning|thought)\s*>", re.I)
+_FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_+-]*[ \t]*\r?\n?(.*?)(?:```|$)", re.S)
+
+
+def _drop_trailing_commas(text: str) -> str:
+    """Remove commas that directly precede ``}`` or ``]`` outside strings."""
+    out: list[str] = []
+    in_string = escape = False
+    n = len(text)
+    for i, ch in enumerate(text):
+        if in_string:
+            out.append(ch)
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch == ",":
+            j = i + 1
+            while j < n and text[j] in " \t\r\n":
+                j += 1
+            if j < n and text[j] in "}]":
+                continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _decode_embedded(text: str) -> tuple[Any, str | None]:
+    """JSON at the first ``{``/``[`` that decodes (prose before and after is ignored)."""
+    decoder = json.JSONDecoder()
+    error: str | None = None
+    starts = [m.start() for m in re.finditer(r"[{\[]", text)][:50]
+    for start in starts:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+            return value, None
+        except json.JSONDecodeError as exc:
+            if error is None:
+                error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    return _NOTHING, error or "no JSON object or array found in the reply"
+
+
+_NOTHING = object()
+
+
+def parse_json_reply(text: str) -> Any:
+    """The JSON value a model meant to send; :class:`ModelError` naming the problem if none.
+
+    Tolerates reasoning blocks (``<think>…</think>``, also an unopened ``</think>`` prefix),
+    Markdown code fences, prose before or after the JSON, and trailing commas. Nothing else is
+    repaired: a reply that needs guessing is malformed and gets one retry.
+    """
+    if not text or not text.strip():
+        raise ModelError("the reply was empty")
+    cleaned = _THINK.sub("", text)
+    ends = list(_THINK_END.finditer(cleaned))
+    if ends:
+        cleaned = cleaned[ends[-1].end():]
+    candidates = [m.group(1) for m in _FENCE.finditer(cleaned) if "{" in m.group(1) or "[" in m.group(1)]
+    candidates.append(cleaned)
+    first_error: str | None = None
+    for candidate in candidates:
+        for variant in (candidate, _drop_trailing_commas(candidate)):
+            stripped = variant.strip()
+            try:
+                return json.loads(stripped)
+            except json.JSONDecodeError:
+                pass
+            value, error = _decode_embedded(stripped)
+            if value is not _NOTHING:
+                return value
+            first_error = first_error or error
+    raise ModelError(f"the reply is not valid JSON: {first_error}")
+
+
+def schema_errors(value: Any, schema: Mapping[str, Any], limit: int = 5) -> list[str]:
+    """Up to ``limit`` readable JSON Schema violations (path: message), best first."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(value), key=lambda e: (len(list(e.absolute_path)), e.message))
+    out = []
+    for err in errors[:limit]:
+        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+        message = err.message if len(err.message) <= 200 else err.message[:200] + "…"
+        out.append(f"{path}: {message}")
+    return out
+
+
+# ----------------------------------------------------------------------------- the adapter
+@dataclass(frozen=True)
+class Turn:
+    """One call of a JSON exchange: what was sent, what came back, and why it was refused."""
+
+    messages: tuple[Message, ...]
+    reply: ChatReply
+    mode: str
+    temperature: float
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.reply
+        return {"mode": self.mode, "temperature": self.temperature, "reply": r.text, "model": r.model,
+                "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,
+                "finish_reason": r.finish_reason, "seconds": round(r.seconds, 3), "error": self.error}
+
+
+@dataclass(frozen=True)
+class JsonExchange:
+    """A parsed JSON reply and every call it took (one, or two after a retry)."""
+
+    value: Any
+    turns: tuple[Turn, ...] = field(default_factory=tuple)
+
+
+class MalformedReply(ModelError):
+    """The model's reply was unusable after one retry; ``turns`` holds both attempts."""
+
+    def __init__(self, message: str, *, turns: Sequence[Turn] = (), model: str | None = None) -> None:
+        super().__init__(message, model=model)
+        self.turns = tuple(turns)
+
+
+def _format_for(mode: str, schema: Mapping[str, Any], name: str) -> dict[str, Any] | None:
+    if mode == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema), "strict": True}}
+    if mode == "json_object":
+        return {"type": "json_object"}
+    return None
+
+
+def _schema_instruction(schema: Mapping[str, Any]) -> str:
+    return ("Answer with exactly one JSON object that matches this JSON Schema, and nothing else:\n"
+            + json.dumps(schema, separators=(",", ":"), ensure_ascii=False))
+
+
+class LLM:
+    """Chat with one model through a transport; JSON replies constrained, parsed and retried once.
+
+    ``mode`` is the strongest structured-output format to try (see :data:`FORMATS`); it steps
+    down by itself when the server rejects one. ``seed`` is sent when set (servers that honour
+    it make runs repeatable).
+    """
+
+    def __init__(self, transport: Transport, model: str, *, temperature: float = 0.2,
+                 max_tokens: int | None = 1024, mode: str = "json_schema", seed: int | None = None,
+                 logger: logging.Logger | None = None) -> None:
+        if mode not in FORMATS:
+            raise ConfigurationError(f"structured-output mode {mode!r} is not one of {', '.join(FORMATS)}")
+        if not model:
+            raise ConfigurationError("no model name: pass --model (the name the server lists at /v1/models)")
+        self.transport = transport
+        self.model = model
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.mode = mode
+        self.seed = seed
+        self.log = logger or log
+        self.calls = 0
+
+    def _send(self, request: ChatRequest, mode: str) -> ChatReply:
+        reply = self.transport.send(request)
+        self.calls += 1
+        self.log.info("model call: model=%s mode=%s prompt_tokens=%s completion_tokens=%s seconds=%.2f finish=%s",
+                      reply.model, mode, reply.prompt_tokens, reply.completion_tokens, reply.seconds,
+                      reply.finish_reason)
+        return reply
+
+    def complete(self, messages: Sequence[Message], *, temperature: float | None = None,
+                 max_tokens: int | None = None) -> ChatReply:
+        """A plain-text reply (no format constraint)."""
+        request = ChatRequest(self.model, tuple(dict(m) for m in messages),
+                              self.temperature if temperature is None else temperature,
+                              max_tokens or self.max_tokens, None, self.seed)
+        return self._send(request, "text")
+
+    def _send_json(self, messages: tuple[Message, ...], schema: Mapping[str, Any], name: str,
+                   temperature: float, max_tokens: int | None) -> tuple[ChatReply, str, tuple[Message, ...]]:
+        """Send with the strongest accepted format, stepping down on HTTP 400/422."""
+        while True:
+            mode = self.mode
+            sent = messages
+            if mode != "json_schema":
+                sent = (*messages[:-1], {**messages[-1],
+                                         "content": messages[-1]["content"] + "\n\n" + _schema_instruction(schema)})
+            request = ChatRequest(self.model, sent, temperature, max_tokens, _format_for(mode, schema, name),
+                                  self.seed)
+            try:
+                return self._send(request, mode), mode, sent
+            except RetrievalError as exc:
+                if exc.status not in (400, 422) or mode == "text":
+                    raise
+                self.mode = FORMATS[FORMATS.index(mode) + 1]
+                self.log.warning("model server rejected response_format %s (HTTP %s); using %s from now on",
+                                 mode, exc.status, self.mode)
+
+    def complete_json(self, messages: Sequence[Message], schema: Mapping[str, Any], *, name: str = "reply",
+                      temperature: float | None = None, max_tokens: int | None = None,
+                      check: Callable[[Any], list[str]] | None = None) -> JsonExchange:
+        """One JSON value matching ``schema``; one retry at temperature 0 naming the error.
+
+        ``check`` may add problems of its own (returning readable lines) on top of the schema.
+        Raises :class:`MalformedReply` (a :class:`ModelError`) when the retry fails too, and
+        :class:`RetrievalError` when the server cannot be used.
+        """
+        base = tuple(dict(m) for m in messages)
+        if not base:
+            raise ConfigurationError("complete_json needs at least one message")
+        temp = self.temperature if temperature is None else temperature
+        limit = max_tokens or self.max_tokens
+        turns: list[Turn] = []
+        convo = base
+        for attempt in range(2):
+            reply, mode, sent = self._send_json(convo, schema, name, temp, limit)
+            error = self._problem(reply, schema, check)
+            turns.append(Turn(sent, reply, mode, temp, error))
+            if error is None:
+                return JsonExchange(parse_json_reply(reply.text), tuple(turns))
+            if attempt == 1:
+                break
+            convo = (*base, {"role": "assistant", "content": reply.text[:4000]},
+                     {"role": "user", "content": f"Your reply could not be used: {error}. Reply again with only "
+                                                 "one JSON object that matches the schema: no prose, no code fences."})
+            temp = 0.0
+        raise MalformedReply(f"model {self.model!r} sent an unusable reply twice; last problem: {turns[-1].error}",
+                             turns=turns, model=self.model)
+
+    def _problem(self, reply: ChatReply, schema: Mapping[str, Any],
+                 check: Callable[[Any], list[str]] | None) -> str | None:
+        try:
+            value = parse_json_reply(reply.text)
+        except ModelError as exc:
+            cut = " (the reply was cut off at max_tokens)" if reply.finish_reason == "length" else ""
+            return exc.message + cut
+        problems = schema_errors(value, schema)
+        if not problems and check is not None:
+            problems = check(value)
+        if problems:
+            return "the JSON does not match the schema: " + "; ".join(problems)
+        return None
+
+
+def with_mode(llm: LLM, mode: str) -> LLM:
+    """A copy of ``llm`` that starts from another structured-output mode (shares the transport)."""
+    clone = LLM(llm.transport, llm.model, temperature=llm.temperature, max_tokens=llm.max_tokens, mode=mode,
+                seed=llm.seed, logger=llm.log)
+    return clone
+
