@@ -82,3 +82,32 @@ def test_same_decisions_and_codes_as_the_reference_over_a_mutation_corpus(refere
     assert differences == [], f"{len(differences)} of {len(jobs)} differ; first: {differences[:3]}"
     statuses = {t[0] for t in theirs}
     assert statuses == {"admitted", "review_required", "rejected"}
+
+
+@pytest.fixture(scope="module")
+def reference_sdist() -> Path:
+    folder = os.environ.get("BIOEVIDENCE_REFERENCE_SDIST")
+    if not folder or not (Path(folder) / "examples").is_dir():
+        message = "set BIOEVIDENCE_REFERENCE_SDIST to the unpacked bioai-evidence-validator 0.8.0 sdist"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return Path(folder)
+
+
+def test_reference_example_records_get_the_same_status_and_codes(reference_python: str,
+                                                                  reference_sdist: Path) -> None:
+    examples = reference_sdist / "examples"
+    jobs: list[dict[str, Any]] = []
+    for folder in ("general", "literature_claim", "dataset_label", "custom_profile"):
+        for path in sorted((examples / folder).glob("*.json")):
+            rec = json.loads(path.read_text())
+            profile = str(examples / "custom_profile" / "assay.yaml") if folder == "custom_profile" \
+                else rec["profile_id"]
+            jobs.append({"profile": profile, "record": rec})
+    assert len(jobs) >= 6
+    done = subprocess.run([reference_python, "-c", REFERENCE_SIDE], input="".join(json.dumps(j) + "\n" for j in jobs),
+                          capture_output=True, text=True, check=True, timeout=300)
+    theirs = [json.loads(line) for line in done.stdout.splitlines()]
+    assert theirs == _ours(jobs)
+    assert {t[0] for t in theirs} == {"admitted", "review_required", "rejected"}
