@@ -1,0 +1,265 @@
+"""The step of the GitHub Action (``action.yml``): ``bioevidence ci run``.
+
+1. Resolve the ``files`` input (whitespace-separated globs, ``**`` recursive, folders searched
+   for record files, ``!pattern`` excludes); no match is a configuration error (exit 3).
+2. For ``format: draft``, build each draft into a record in a temporary folder with
+   ``bioevidence build DRAFT -o RECORD``; a draft that does not build is an input error.
+3. Run ONE ``bioevidence validate`` process over all files (JSONL report), with the profile
+   and the grounding inputs as flags (none: the profile's own ``grounders:`` section).
+4. Report to the runner: annotations on stdout at the line of each finding, a Markdown job
+   summary appended to ``$GITHUB_STEP_SUMMARY``, counts and report paths appended to
+   ``$GITHUB_OUTPUT``, and a SARIF file beside the JSONL report.
+5. Exit 0 unless the batch fails under ``fail-on`` (``review``: anything not admitted fails;
+   ``rejected``: only rejected records and input errors fail); then the batch exit code
+   (3 input error, 1 rejected, 2 review required).
+
+Everything the runner provides comes in through ``env`` and ``cwd`` so tests run the step
+with temporary files for ``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from ..errors import ConfigurationError, InputError
+from ..gate.batch import Result
+from ..gate.inputs import RECORD_SUFFIXES
+from ..gate.render import batch_exit_code, counts
+from .annotations import annotation_lines, command
+from .lines import Locator
+from .sarif import render_sarif
+from .summary import render_summary, rules_url
+
+FORMATS = ("record", "draft")
+FAIL_ON = ("review", "rejected")
+OUTPUTS = ("admitted", "review_required", "rejected", "error", "total", "report", "sarif")
+DRAFTS_NEED_BUILD = ("format: draft needs `bioevidence build` (the draft builder, bioevidence.loop), which this "
+                     "installed bioevidence does not have; validate built records with format: record")
+
+
+def _words(value: str | None) -> list[str]:
+    return (value or "").split()
+
+
+@dataclass(frozen=True, slots=True)
+class ActionInputs:
+    """The action's inputs; multi-valued ones are whitespace-separated strings, as in YAML."""
+
+    files: str
+    profile: str | None = None
+    format: str = "record"
+    fail_on: str = "review"
+    snapshot_dir: str | None = None
+    ontology: str | None = None
+    term_root: str | None = None
+    genes: str | None = None
+    tables: str | None = None
+    output_dir: str | None = None
+
+    def check(self) -> None:
+        if self.format not in FORMATS:
+            raise ConfigurationError(f"format must be one of {', '.join(FORMATS)}, not {self.format!r}")
+        if self.fail_on not in FAIL_ON:
+            raise ConfigurationError(f"fail-on must be one of {', '.join(FAIL_ON)}, not {self.fail_on!r}")
+        if not _words(self.files):
+            raise ConfigurationError("the files input is empty; give whitespace-separated globs such as "
+                                     "'records/**/*.json'")
+
+    def validate_flags(self) -> list[str]:
+        """``bioevidence validate`` flags for the profile and the grounding inputs."""
+        flags: list[str] = []
+        if self.profile:
+            flags += ["--profile", self.profile]
+        if self.snapshot_dir:
+            flags += ["--snapshot-dir", self.snapshot_dir]
+        for option, value in (("--ontology", self.ontology), ("--term-root", self.term_root),
+                              ("--genes", self.genes), ("--tables", self.tables)):
+            for word in _words(value):
+                flags += [option, word]
+        return flags
+
+
+def resolve_files(patterns: str, cwd: Path) -> list[str]:
+    """Record files matched by whitespace-separated globs, in sorted order, without repeats.
+
+    ``**`` matches any depth; a folder matches every record file below it; ``!glob`` removes
+    matches of an earlier pattern. Only ``.json``, ``.yaml``, ``.yml`` and ``.jsonl`` files count.
+    """
+    chosen: dict[str, None] = {}
+    for pattern in _words(patterns):
+        exclude = pattern.startswith("!")
+        matched: list[str] = []
+        for hit in sorted(glob.glob(pattern[1:] if exclude else pattern, root_dir=cwd, recursive=True)):
+            path = Path(hit) if Path(hit).is_absolute() else cwd / hit
+            if path.is_dir():
+                matched += sorted(str(Path(hit) / p.relative_to(path)) for p in path.rglob("*")
+                                  if p.is_file() and p.suffix.lower() in RECORD_SUFFIXES)
+            elif path.is_file() and path.suffix.lower() in RECORD_SUFFIXES:
+                matched.append(hit)
+        for name in matched:
+            key = Path(name).as_posix()
+            if exclude:
+                chosen.pop(key, None)
+            else:
+                chosen[key] = None
+    return sorted(chosen)
+
+
+def _error_message(stderr: str) -> str:
+    """The message of the last JSON error line on stderr (or its last line)."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    for line in reversed(lines):
+        try:
+            payload = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(payload, dict) and "message" in payload:
+            return str(payload["message"])
+    return lines[-1] if lines else "no message"
+
+
+def _bioevidence(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bioevidence", *args], cwd=cwd, capture_output=True,
+                          text=True, encoding="utf-8", check=False)
+
+
+def build_available() -> bool:
+    """Whether this installation has ``bioevidence build`` (drafts to records)."""
+    import click
+
+    from ..cli import cli
+
+    with click.Context(cli) as ctx:
+        return cli.get_command(ctx, "build") is not None
+
+
+def build_drafts(drafts: Sequence[str], folder: Path, cwd: Path) -> tuple[dict[str, str], list[Result]]:
+    """Build each draft into ``folder``: ``({record file: draft}, [error results for drafts that fail])``."""
+    if not build_available():
+        raise ConfigurationError(DRAFTS_NEED_BUILD)
+    built: dict[str, str] = {}
+    failed: list[Result] = []
+    for number, draft in enumerate(drafts, start=1):
+        target = folder / f"{number:04d}-{Path(draft).stem}.json"
+        done = _bioevidence("build", draft, "-o", str(target), cwd=cwd)
+        if done.returncode == 0 and target.is_file():
+            built[str(target)] = draft
+            continue
+        error = InputError(f"draft does not build: {_error_message(done.stderr)}", file=draft)
+        text = json.dumps({"file": draft, "line": None, "error": error.kind, "message": error.message},
+                          ensure_ascii=False, separators=(",", ":"))
+        failed.append(Result(draft, None, "error", text, error))
+    return built, failed
+
+
+def read_report(path: Path) -> list[Result]:
+    """Batch results from a JSONL report written by ``bioevidence validate --format jsonl``."""
+    out: list[Result] = []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        if not raw.strip():
+            continue
+        data = json.loads(raw)
+        file, line = str(data.get("file")), data.get("line")
+        if "error" in data:
+            error = InputError(str(data.get("message", "")), file=file, line=line)
+            out.append(Result(file, line, "error", raw, error))
+        else:
+            out.append(Result(file, line, str(data["overall_status"]), raw))
+    return out
+
+
+def run_validate(files: Sequence[str], flags: Sequence[str], report: Path, cwd: Path, log: TextIO) -> list[Result]:
+    """One ``bioevidence validate`` process over ``files``; its results, or an error when it could not run."""
+    report.unlink(missing_ok=True)
+    done = _bioevidence("validate", *files, "--format", "jsonl", "--output", str(report), *flags, cwd=cwd)
+    if done.stderr.strip():
+        log.write("::group::bioevidence validate messages\n" + done.stderr.rstrip("\n") + "\n::endgroup::\n")
+    if done.returncode not in (0, 1, 2, 3) or not report.is_file():
+        raise ConfigurationError(f"bioevidence validate did not run (exit {done.returncode}): "
+                                 f"{_error_message(done.stderr)}")
+    return read_report(report)
+
+
+def output_folder(inputs: ActionInputs, env: Mapping[str, str]) -> Path:
+    if inputs.output_dir:
+        folder = Path(inputs.output_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder.resolve()
+    base = env.get("RUNNER_TEMP") or None
+    return Path(tempfile.mkdtemp(prefix="bioevidence-gate-", dir=base)).resolve()
+
+
+def failed(results: Sequence[Result], fail_on: str) -> bool:
+    tally = counts(results)
+    return bool(tally["error"] or tally["rejected"] or (fail_on == "review" and tally["review_required"]))
+
+
+def _append(path: str | None, text: str) -> None:
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def run_gate(inputs: ActionInputs, *, cwd: Path, env: Mapping[str, str], out: TextIO) -> int:
+    """Run the action's step (see the module docstring); returns the step's exit code."""
+    inputs.check()
+    files = resolve_files(inputs.files, cwd)
+    if not files:
+        message = (f"no file matches {inputs.files.strip()!r} (looked under {cwd}; record files end in "
+                   f"{', '.join(RECORD_SUFFIXES)}); check the files input")
+        out.write(command("error", message, title="bioevidence: no files") + "\n")
+        raise ConfigurationError(message)
+    folder = output_folder(inputs, env)
+    sources: dict[str, str] = {}
+    failures: list[Result] = []
+    targets = list(files)
+    if inputs.format == "draft":
+        records = folder / "records"
+        records.mkdir(exist_ok=True)
+        sources, failures = build_drafts(files, records, cwd)
+        targets = list(sources)
+    report = folder / "report.jsonl"
+    validated = run_validate(targets, inputs.validate_flags(), report, cwd, out) if targets else []
+    if inputs.format == "draft":
+        by_file = {r.file: r for r in validated}
+        failing = {r.file: r for r in failures}
+        record_of = {draft: record for record, draft in sources.items()}
+        results = [by_file[record_of[f]] if f in record_of else failing[f] for f in files]
+        if failures:  # the report holds what was validated; add the drafts that did not build
+            report.write_text("".join(r.text + "\n" for r in results), encoding="utf-8")
+    else:
+        results = validated
+    locator = Locator(base=cwd, sources=sources)
+    url = rules_url(env)
+    for line in annotation_lines(results, locator):
+        out.write(line + "\n")
+    sarif = folder / "report.sarif"
+    sarif.write_text(render_sarif(results, locator=locator, rules_url=url), encoding="utf-8")
+    failing_run = failed(results, inputs.fail_on)
+    _append(env.get("GITHUB_STEP_SUMMARY"),
+            render_summary(results, locator, url=url, fail_on=inputs.fail_on, failed=failing_run))
+    tally = counts(results)
+    values = {**{k: str(tally[k]) for k in ("admitted", "review_required", "rejected", "error")},
+              "total": str(len(results)), "report": str(report), "sarif": str(sarif)}
+    _append(env.get("GITHUB_OUTPUT"), "".join(f"{k}={values[k]}\n" for k in OUTPUTS))
+    verdict = f"failing (fail-on: {inputs.fail_on})" if failing_run else "passing"
+    out.write(f"bioevidence gate: {len(results)} records: {tally['admitted']} admitted, {tally['review_required']} "
+              f"review required, {tally['rejected']} rejected, {tally['error']} input errors; {verdict}. "
+              f"Report: {report}\n")
+    return batch_exit_code(results) if failing_run else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m bioevidence.ci``: the same as ``bioevidence ci``."""
+    from ..cli import main as cli_main
+
+    return cli_main(["ci", *(sys.argv[1:] if argv is None else argv)])
+
