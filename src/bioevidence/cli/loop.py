@@ -1,0 +1,205 @@
+"""``bioevidence build | draft-schema | review``: drafts, the review queue and audits at the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import ConfigurationError
+from .gate import _build_grounders, _grounding_options
+
+METHODS = ("deterministic_parser", "manual_curation", "normalized_string_match", "llm_extraction")
+DEFAULT_QUEUE = Path("review-queue.sqlite")
+
+
+def _emit(text: str, output: Path | None, protected: list[Path]) -> None:
+    from ..io import atomic_write_text, refuse_overwrite
+
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    refuse_overwrite(output, protected)
+    atomic_write_text(output, text)
+
+
+@click.command()
+@click.argument("draft", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the record here (atomically) instead of stdout; never over the draft.")
+@click.option("--method", type=click.Choice(METHODS),
+              help="Extraction method for evidence that does not state one (set by the pipeline, not the model).")
+@click.option("--snapshot-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Pinned snapshot folder: fills publication sha256, retrieved_at, version and title.")
+@click.option("--model", "model_output", is_flag=True,
+              help="The draft is model output: refuse method, reviews, file, id and status in it.")
+@click.option("--record-id", help="Record id when the draft has none (default: derived from its content).")
+def build(draft: Path, output: Path | None, method: str | None, snapshot_dir: Path | None, model_output: bool,
+          record_id: str | None) -> None:
+    """Expand a compact YAML/JSON draft into a full evidence record.
+
+    Ids are derived deterministically; `file:` sources are hashed relative to the draft's
+    folder. Exit 3 names the first malformed field.
+
+    \b
+    Examples:
+      bioevidence build examples/drafts/curated_note.yaml -o record.json
+      bioevidence build answer.json --model --method llm_extraction --snapshot-dir snapshots/
+    """
+    from ..loop.draft import DraftBuilder, load_draft
+
+    value = load_draft(draft)
+    builder = DraftBuilder(method=method, base_dir=draft.resolve().parent, snapshot_dir=snapshot_dir,
+                           model=model_output, record_id=record_id)
+    record = builder.build(value)
+    _emit(json.dumps(record, indent=2, ensure_ascii=False) + "\n", output, [draft])
+
+
+@click.command("draft-schema")
+@click.option("--profile", "profile_name", default="general", show_default=True, metavar="NAME|FILE",
+              help="Profile whose allowed values become enums.")
+@click.option("--full", is_flag=True, help="The authoring schema, with the keys only the pipeline sets "
+                                          "(method, reviews, file, id, status).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+def draft_schema(profile_name: str, full: bool, output: Path | None) -> None:
+    """Print the closed JSON Schema of drafts under a profile (for structured model output).
+
+    \b
+    Examples:
+      bioevidence draft-schema --profile literature-claim
+      bioevidence draft-schema --profile dataset-label --full -o draft.schema.json
+    """
+    from ..gate.profiles import load_profile, resolve_profile_path
+    from ..loop.draft import draft_json_schema
+
+    profile = load_profile(profile_name)
+    text = json.dumps(draft_json_schema(profile, model=not full), indent=2, ensure_ascii=False) + "\n"
+    _emit(text, output, [resolve_profile_path(profile_name)])
+
+
+# -- review ------------------------------------------------------------------------------------
+
+@click.group()
+def review() -> None:
+    """The review queue (records sent to a person), human decisions, audits and agreement.
+
+    \b
+    Examples:
+      bioevidence review list --queue review-queue.sqlite
+      bioevidence review show 3
+      bioevidence review decide 3 accept --reviewer orcid:0000-0002-1825-0097 --rationale "Quote supports it."
+      bioevidence review audit-sample --predictions preds.csv --target 0.01 --seed 7 --output-dir audit/
+      bioevidence review audit-score --manifest audit/audit_manifest.json --labels labels.csv
+    """
+
+
+_queue_option = click.option("--queue", "queue_path", type=click.Path(dir_okay=False, path_type=Path),
+                             default=DEFAULT_QUEUE, show_default=True, help="The review queue (a SQLite file).")
+
+
+def _open_queue(path: Path, *, must_exist: bool = True) -> Any:
+    from ..loop.queue import ReviewQueue
+
+    if must_exist and not path.exists():
+        raise ConfigurationError(f"no review queue at {path}; pass --queue FILE (records arrive through revise "
+                                 "or `bioevidence review add`)")
+    return ReviewQueue(path)
+
+
+@review.command("add")
+@click.argument("records", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@_queue_option
+@click.option("--profile", "profile_name", metavar="NAME|FILE", help="Profile to validate with (default: each "
+              "record's profile_id).")
+@_grounding_options
+def review_add(records: tuple[Path, ...], queue_path: Path, profile_name: str | None, **grounding: Any) -> None:
+    """Validate record files and queue those that are not admitted for a person."""
+    from ..gate.inputs import read_jobs
+    from ..gate.profiles import load_profile
+    from ..gate.validator import Validator
+
+    profile = load_profile(profile_name) if profile_name else None
+    validator = Validator(profile, grounders=_build_grounders(profile, grounding))
+    with _open_queue(queue_path, must_exist=False) as queue:
+        for path in records:
+            for job in read_jobs(path):
+                value = job.parse()
+                report = validator.validate(value)
+                if report.admitted:
+                    click.echo(f"{path}: admitted, not queued")
+                    continue
+                entry = queue.add(value, report, reason=report.overall_status, profile=profile_name)
+                click.echo(f"{path}: queued as {entry}")
+
+
+@review.command("list")
+@_queue_option
+@click.option("--status", type=click.Choice(["open", "accept", "reject", "defer", "all"]), default="open",
+              show_default=True, help="Which entries: open (no decision yet), by last decision, or all.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def review_list(queue_path: Path, status: str, fmt: str) -> None:
+    """List queued records."""
+    with _open_queue(queue_path) as queue:
+        rows = queue.list(status)
+    if fmt == "json":
+        click.echo(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
+        return
+    for r in rows:
+        click.echo(f"{r.id:>5}  {r.state:<7} {r.overall_status:<15} {r.reason:<28} {r.record_id}  "
+                   f"{', '.join(r.reason_codes)}")
+
+
+@review.command("show")
+@click.argument("entry", type=int)
+@_queue_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def review_show(entry: int, queue_path: Path, fmt: str) -> None:
+    """Show one queued record: its claim, findings, feedback history and decisions."""
+    with _open_queue(queue_path) as queue:
+        item = queue.get(entry)
+    if fmt == "json":
+        click.echo(json.dumps(item.to_dict(full=True), indent=2, ensure_ascii=False))
+        return
+    from ..loop.queue import render_entry
+
+    click.echo(render_entry(item), nl=False)
+
+
+@review.command("decide")
+@click.argument("entry", type=int)
+@click.argument("decision", type=click.Choice(["accept", "reject", "defer"]))
+@click.option("--reviewer", required=True, help="Reviewer id (e.g. orcid:0000-0002-1825-0097).")
+@click.option("--name", help="Reviewer name.")
+@click.option("--rationale", required=True, help="Why: what in the sources supports the decision.")
+@click.option("--use", "uses", multiple=True, help="Use(s) the decision applies to (default: the requested uses).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the decided record here.")
+@_queue_option
+@click.option("--profile", "profile_name", metavar="NAME|FILE", help="Profile to validate with (default: the one "
+              "the entry was queued with).")
+@_grounding_options
+def review_decide(entry: int, decision: str, reviewer: str, name: str | None, rationale: str, uses: tuple[str, ...],
+                  output: Path | None, queue_path: Path, profile_name: str | None, **grounding: Any) -> None:
+    """Record a human decision: it becomes an adjudication in the record, which is validated again.
+
+    Decisions are appended, never edited; each keeps who decided and when.
+    """
+    from ..gate.profiles import load_profile
+    from ..gate.validator import Validator
+
+    with _open_queue(queue_path) as queue:
+        item = queue.get(entry)
+        chosen = profile_name or item.profile or item.record.get("profile_id")
+        profile = load_profile(chosen) if chosen else None
+        validator = Validator(profile, grounders=_build_grounders(profile, grounding))
+        result = queue.decide(entry, decision, reviewer=reviewer, name=name, rationale=rationale,
+                              uses=list(uses) or None, validator=validator)
+    click.echo(f"entry {entry}: {decision} by {reviewer}; record now {result.report.overall_status}")
+    if output is not None:
+        _emit(json.dumps(result.record, indent=2, ensure_ascii=False) + "\n", output, [queue_path])
+    sys.exit(result.report.exit_code)
+
+

@@ -1,0 +1,396 @@
+"""The review queue: records that go to a person, kept in a SQLite file with their whole history.
+
+Each entry holds the record and its report as sent to a person, why it was sent (the routes
+of its findings, "last round", …), the feedback history of the loop that produced it (every
+attempt's feedback lines, outcome, record and report hashes) and the hashes that bind it
+(record, profile, schema). A person's decision (accept / reject / defer, a rationale, who,
+when) is **appended** to the ``decisions`` table -- triggers refuse updates and deletes -- and
+becomes a human adjudication in the record, which is validated again; the new record and
+report are stored with the decision. The record carries each reviewer's latest decision; the
+table keeps all of them.
+
+The schema is versioned (``schema_version`` holds one row per applied migration) and opening
+an older file migrates it in one transaction. Version 1 had entries, attempts and decisions;
+version 2 adds the profile an entry was validated with, reviewer names, and the append-only
+triggers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from ..errors import ConfigurationError, InputError
+from ..gate.report import Report
+from ..io import canonical_json
+
+__all__ = ["SCHEMA_VERSION", "Decided", "Entry", "ReviewQueue", "render_entry"]
+
+DECISIONS = ("accept", "reject", "defer")
+
+MIGRATIONS: tuple[str, ...] = (
+    # version 1
+    """
+    CREATE TABLE schema_version (version INTEGER NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL);
+    CREATE TABLE entries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        record_id TEXT,
+        record_json TEXT NOT NULL,
+        record_sha256 TEXT NOT NULL,
+        report_json TEXT NOT NULL,
+        profile_id TEXT NOT NULL,
+        profile_sha256 TEXT NOT NULL,
+        schema_sha256 TEXT NOT NULL,
+        overall_status TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        queued_at TEXT NOT NULL
+    );
+    CREATE TABLE attempts (
+        entry_id INTEGER NOT NULL REFERENCES entries(id),
+        round INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        feedback_json TEXT NOT NULL,
+        record_sha256 TEXT,
+        report_json TEXT,
+        PRIMARY KEY (entry_id, round)
+    );
+    CREATE TABLE decisions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        entry_id INTEGER NOT NULL REFERENCES entries(id),
+        decision TEXT NOT NULL CHECK (decision IN ('accept', 'reject', 'defer')),
+        reviewer_id TEXT NOT NULL,
+        rationale TEXT NOT NULL,
+        uses_json TEXT NOT NULL,
+        decided_at TEXT NOT NULL,
+        record_sha256_before TEXT NOT NULL,
+        record_json_after TEXT NOT NULL,
+        record_sha256_after TEXT NOT NULL,
+        report_json_after TEXT NOT NULL,
+        overall_status_after TEXT NOT NULL
+    );
+    CREATE INDEX decisions_by_entry ON decisions(entry_id);
+    """,
+    # version 2
+    """
+    ALTER TABLE entries ADD COLUMN profile TEXT;
+    ALTER TABLE decisions ADD COLUMN reviewer_name TEXT;
+    CREATE TRIGGER decisions_append_only_update BEFORE UPDATE ON decisions
+        BEGIN SELECT RAISE(ABORT, 'decisions are append-only'); END;
+    CREATE TRIGGER decisions_append_only_delete BEFORE DELETE ON decisions
+        BEGIN SELECT RAISE(ABORT, 'decisions are append-only'); END;
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _sha(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value)).hexdigest()
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A queued record: the current record and report (after any decisions) and the history."""
+
+    id: int
+    record_id: str | None
+    reason: str
+    queued_at: str
+    profile: str | None
+    record: dict[str, Any]
+    report: Report
+    original_record: dict[str, Any]
+    original_report: Report
+    hashes: dict[str, str]
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def state(self) -> str:
+        """``open`` until a person decides, then the latest decision."""
+        return self.decisions[-1]["decision"] if self.decisions else "open"
+
+    @property
+    def overall_status(self) -> str:
+        return self.report.overall_status
+
+    @property
+    def reason_codes(self) -> list[str]:
+        return self.report.reason_codes()
+
+    def to_dict(self, *, full: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "record_id": self.record_id, "state": self.state,
+                               "overall_status": self.overall_status, "reason": self.reason,
+                               "reason_codes": self.reason_codes, "queued_at": self.queued_at,
+                               "profile": self.profile, "hashes": dict(self.hashes)}
+        if full:
+            out.update(record=self.record, report=self.report.to_dict(), original_record=self.original_record,
+                       original_report=self.original_report.to_dict(), attempts=self.attempts,
+                       decisions=self.decisions)
+        return out
+
+
+@dataclass(frozen=True)
+class Decided:
+    """The outcome of a decision: the record with the human adjudication, and its new report."""
+
+    decision_id: int
+    record: dict[str, Any]
+    report: Report
+
+
+class ReviewQueue:
+    """A review queue in a SQLite file (created, or migrated to :data:`SCHEMA_VERSION`, on open)."""
+
+    def __init__(self, path: Path | str, *, clock: Callable[[], str] = _now) -> None:
+        self.path = Path(path)
+        self.clock = clock
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.migrate()
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"{self.path} is not a review queue database ({exc}); pass another --queue file",
+                             file=str(self.path)) from exc
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    def __enter__(self) -> ReviewQueue:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.db.close()
+
+    @property
+    def version(self) -> int:
+        has = self.db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='schema_version'").fetchone()
+        if has is None:
+            tables = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
+            if tables:
+                raise InputError(f"{self.path} is a SQLite file but not a review queue; pass another --queue file",
+                                 file=str(self.path))
+            return 0
+        row = self.db.execute("SELECT max(version) FROM schema_version").fetchone()
+        return int(row[0] or 0)
+
+    def migrate(self) -> int:
+        """Apply the missing migrations in one transaction; returns the version."""
+        current = self.version
+        if current > SCHEMA_VERSION:
+            raise ConfigurationError(f"{self.path} has review queue schema {current}, newer than this bioevidence "
+                                     f"({SCHEMA_VERSION}); upgrade bioevidence")
+        if current == SCHEMA_VERSION:
+            return current
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for version in range(current + 1, SCHEMA_VERSION + 1):
+                for statement in _statements(MIGRATIONS[version - 1]):
+                    self.db.execute(statement)
+                self.db.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
+                                (version, self.clock()))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return SCHEMA_VERSION
+
+    # -- writing ----------------------------------------------------------------------------------
+    def add(self, record: dict[str, Any], report: Report, *, reason: str, attempts: Sequence[Any] = (),
+            profile: str | None = None) -> int:
+        """Queue ``record`` (with its ``report``) for a person; returns the entry id.
+
+        ``attempts`` is the feedback history (``Attempt`` objects from :func:`revise`, or dicts
+        with ``round``, ``outcome``, ``feedback`` and optionally ``record``/``report``).
+        """
+        if not isinstance(record, dict):
+            raise InputError("only a record (a JSON object) can be queued for review")
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            cursor = self.db.execute(
+                "INSERT INTO entries (record_id, record_json, record_sha256, report_json, profile_id, profile_sha256,"
+                " schema_sha256, overall_status, reason, queued_at, profile) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (record.get("record_id") if isinstance(record.get("record_id"), str) else None, _dumps(record),
+                 _sha(record), report.to_json(indent=None), report.profile_id, report.profile_sha256,
+                 report.schema_sha256, report.overall_status, reason, self.clock(), profile))
+            entry = int(cursor.lastrowid or 0)
+            for attempt in attempts:
+                a = attempt.to_dict() if hasattr(attempt, "to_dict") else dict(attempt)
+                rec, rep = a.get("record"), a.get("report")
+                self.db.execute("INSERT INTO attempts (entry_id, round, outcome, feedback_json, record_sha256,"
+                                " report_json) VALUES (?,?,?,?,?,?)",
+                                (entry, int(a["round"]), str(a["outcome"]), _dumps(list(a.get("feedback") or [])),
+                                 _sha(rec) if rec is not None else None,
+                                 _dumps(rep) if rep is not None else None))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return entry
+
+    def add_attempts(self, attempts: Sequence[Any], *, profile: str | None = None) -> int | None:
+        """Queue the last attempt of a :func:`revise` run when it goes to a person; else ``None``."""
+        if not attempts or not attempts[-1].to_person:
+            return None
+        last = attempts[-1]
+        return self.add(last.record, last.report, reason=f"{last.outcome}: {last.reason}", attempts=attempts,
+                        profile=profile)
+
+    def decide(self, entry_id: int, decision: str, *, reviewer: str, rationale: str, validator: Any,
+               uses: Sequence[str] | None = None, name: str | None = None) -> Decided:
+        """Append a human decision, add it to the record as an adjudication and validate again."""
+        if decision not in DECISIONS:
+            raise ConfigurationError(f"decision {decision!r} must be one of {', '.join(DECISIONS)}")
+        if not reviewer.strip() or not rationale.strip():
+            raise ConfigurationError("a decision needs a reviewer id and a rationale")
+        entry = self.get(entry_id)
+        record = entry.original_record
+        requested = [u for u in record.get("requested_uses") or [] if isinstance(u, str)]
+        chosen = list(dict.fromkeys(uses)) if uses else requested
+        unknown = sorted(set(chosen) - set(requested))
+        if unknown or not chosen:
+            raise ConfigurationError(f"--use {', '.join(unknown) or '(none)'} is not a requested use of entry "
+                                     f"{entry_id}; choose among {', '.join(requested)}")
+        now = self.clock()
+        latest: dict[str, dict[str, Any]] = {d["reviewer_id"]: d for d in entry.decisions}
+        latest[reviewer] = {"decision": decision, "reviewer_id": reviewer, "reviewer_name": name,
+                            "rationale": rationale, "uses": chosen, "decided_at": now}
+        decided = _with_adjudications(record, list(latest.values()))
+        report = validator.validate(decided)
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            cursor = self.db.execute(
+                "INSERT INTO decisions (entry_id, decision, reviewer_id, rationale, uses_json, decided_at,"
+                " record_sha256_before, record_json_after, record_sha256_after, report_json_after,"
+                " overall_status_after, reviewer_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (entry_id, decision, reviewer, rationale, _dumps(chosen), now, _sha(entry.record), _dumps(decided),
+                 _sha(decided), report.to_json(indent=None), report.overall_status, name))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return Decided(int(cursor.lastrowid or 0), decided, report)
+
+    # -- reading ----------------------------------------------------------------------------------
+    def get(self, entry_id: int) -> Entry:
+        row = self.db.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
+        if row is None:
+            raise InputError(f"no entry {entry_id} in the review queue {self.path}; see `bioevidence review list`")
+        attempts = [{"round": a["round"], "outcome": a["outcome"], "feedback": json.loads(a["feedback_json"]),
+                     "record_sha256": a["record_sha256"]}
+                    for a in self.db.execute("SELECT * FROM attempts WHERE entry_id = ? ORDER BY round", (entry_id,))]
+        decisions = [dict(d) for d in self.db.execute("SELECT * FROM decisions WHERE entry_id = ? ORDER BY id",
+                                                      (entry_id,))]
+        original_record = json.loads(row["record_json"])
+        original_report = Report.from_dict(json.loads(row["report_json"]))
+        record, report = original_record, original_report
+        if decisions:
+            record = json.loads(decisions[-1]["record_json_after"])
+            report = Report.from_dict(json.loads(decisions[-1]["report_json_after"]))
+        public = [{"id": d["id"], "decision": d["decision"], "reviewer_id": d["reviewer_id"],
+                   "reviewer_name": d["reviewer_name"], "rationale": d["rationale"],
+                   "uses": json.loads(d["uses_json"]), "decided_at": d["decided_at"],
+                   "record_sha256_before": d["record_sha256_before"], "record_sha256_after": d["record_sha256_after"],
+                   "overall_status_after": d["overall_status_after"]} for d in decisions]
+        return Entry(id=row["id"], record_id=row["record_id"], reason=row["reason"], queued_at=row["queued_at"],
+                     profile=row["profile"], record=record, report=report, original_record=original_record,
+                     original_report=original_report,
+                     hashes={"record_sha256": row["record_sha256"], "profile_sha256": row["profile_sha256"],
+                             "schema_sha256": row["schema_sha256"]},
+                     attempts=attempts, decisions=public)
+
+    def list(self, state: str = "open") -> list[Entry]:
+        ids = [int(r[0]) for r in self.db.execute("SELECT id FROM entries ORDER BY id")]
+        entries = [self.get(i) for i in ids]
+        return entries if state == "all" else [e for e in entries if e.state == state]
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (``;`` ends one, except inside a trigger body)."""
+    out: list[str] = []
+    buffer = ""
+    for part in script.split(";"):
+        buffer += part
+        if sqlite3.complete_statement(buffer + ";"):
+            if buffer.strip():
+                out.append(buffer.strip())
+            buffer = ""
+        else:
+            buffer += ";"
+    return out
+
+
+def _with_adjudications(record: dict[str, Any], decisions: list[dict[str, Any]]) -> dict[str, Any]:
+    """``record`` with one human adjudication per reviewer (their latest decision)."""
+    out = json.loads(json.dumps(record))
+    raw = out.get("statement")
+    statement: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    rid = out.get("record_id") if isinstance(out.get("record_id"), str) else "record"
+    rows = out.get("adjudications") if isinstance(out.get("adjudications"), list) else []
+    taken = {r.get("id") for r in rows if isinstance(r, dict)}
+    for d in decisions:
+        reviewer: dict[str, Any] = {"id": d["reviewer_id"], "agent_type": "human"}
+        if d.get("reviewer_name"):
+            reviewer["name"] = d["reviewer_name"]
+        base = f"{rid}/review/human-{hashlib.sha256(d['reviewer_id'].encode()).hexdigest()[:8]}"
+        ident, n = base, 1
+        while ident in taken:
+            n += 1
+            ident = f"{base}-{n}"
+        taken.add(ident)
+        uses = d["uses"] if isinstance(d["uses"], list) else json.loads(d["uses"])
+        rows.append({"id": ident, "statement_id": statement.get("id"), "applies_to_uses": uses,
+                     "decision": d["decision"], "reviewer": reviewer, "rationale": d["rationale"],
+                     "decided_at": d["decided_at"]})
+    out["adjudications"] = rows
+    return out
+
+
+def render_entry(entry: Entry) -> str:
+    """A plain-text view of an entry for a reviewer."""
+    raw = entry.record.get("statement")
+    statement: dict[str, Any] = raw if isinstance(raw, dict) else {}
+
+    def name(role: str) -> str:
+        value = statement.get(role)
+        e: dict[str, Any] = value if isinstance(value, dict) else {}
+        return f"{e.get('label')} ({e.get('id')})"
+
+    lines = [f"entry {entry.id}: {entry.record_id} -- {entry.state}, {entry.overall_status}",
+             f"queued {entry.queued_at} because {entry.reason}",
+             f"claim: {name('subject')} {statement.get('predicate')} {name('object')}",
+             f"uses: {', '.join(str(u) for u in entry.record.get('requested_uses') or [])}", "", "evidence:"]
+    items = {i.get("id"): i for i in entry.record.get("evidence_items") or [] if isinstance(i, dict)}
+    for line in statement.get("evidence_lines") or []:
+        for item_id in line.get("evidence_item_ids") or []:
+            item = items.get(item_id, {})
+            mark = " (verified)" if item_id in entry.report.verified else ""
+            lines.append(f"  [{line.get('direction')}] {item.get('locator')}{mark}: {item.get('extracted_text', '')}")
+    lines += ["", "findings:"]
+    lines += [f"  {f.rule_id} {f.severity} {f.field_path}: {f.message}" for f in entry.report.findings] or ["  none"]
+    if entry.attempts:
+        lines += ["", "feedback history:"]
+        for a in entry.attempts:
+            lines.append(f"  round {a['round']}: {a['outcome']}")
+            lines += [f"    - {text}" for text in a["feedback"]]
+    if entry.decisions:
+        lines += ["", "decisions:"]
+        lines += [f"  {d['decided_at']} {d['reviewer_id']}: {d['decision']} ({', '.join(d['uses'])}) -- "
+                  f"{d['rationale']}" for d in entry.decisions]
+    return "\n".join(lines) + "\n"
