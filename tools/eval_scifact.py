@@ -34,8 +34,8 @@ def main() -> None:
     from bioevidence.librarian.backend import Scoring
     from bioevidence.librarian.index import build_index
     from bioevidence.librarian.judge import LexicalJudge
-    from bioevidence.librarian.librarian import Librarian, Settings
     from bioevidence.librarian.lexicon import default_lexicon
+    from bioevidence.librarian.librarian import Librarian, Settings
     from bioevidence.librarian.planner import OfflinePlanner
 
     ap = argparse.ArgumentParser()

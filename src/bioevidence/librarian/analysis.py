@@ -38,7 +38,7 @@ _local = threading.local()
 def _stemmer() -> Any:
     st = getattr(_local, "stemmer", None)
     if st is None:
-        import Stemmer  # type: ignore[import-not-found]  # PyStemmer: C Snowball; imported lazily (heavy-ish, and optional for the CLI help)
+        import Stemmer  # PyStemmer: C Snowball; imported lazily (heavy-ish, and optional for the CLI help)
 
         st = Stemmer.Stemmer("english")
         _local.stemmer = st

@@ -56,12 +56,26 @@ class Doc:
     keywords: list[str] = field(default_factory=list)
     retrieved_at: str | None = None
     passages: list[DocPassage] = field(default_factory=list)
+    retracted: bool = False
+    concern: bool = False  # an expression of concern
+    notices: list[str] = field(default_factory=list)  # retraction / concern notices, as cited
 
 
 def _spans(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of canonical text, never crossing a line break.
+
+    The ``match`` form of a caption or table separates its label, caption and cells with line
+    breaks; a quote that spanned one would not be found by the literature grounder, so every
+    line is segmented on its own (as the grounder does when it diagnoses a quote).
+    """
     from ..text.normalize import sentence_spans
 
-    return sentence_spans(text)
+    out: list[tuple[int, int]] = []
+    start = 0
+    for line in text.split("\n"):
+        out.extend((start + a, start + b) for a, b in sentence_spans(line))
+        start += len(line) + 1
+    return out
 
 
 def _itertext(el: Any) -> str:
@@ -119,7 +133,7 @@ def read_jats(data: bytes, *, source: str, sha256: str | None = None) -> Doc:
     )
     seen: set[str] = set()
     for p in article.passages_for(kinds=("paragraph", "caption", "table")):
-        text = p.match.replace("\n", " ") if p.kind == "table" else p.match
+        text = p.match  # line breaks kept: they separate a caption's label and a table's cells
         if not text or text in seen:
             continue
         seen.add(text)
@@ -131,7 +145,7 @@ def read_jats(data: bytes, *, source: str, sha256: str | None = None) -> Doc:
             extra = {"caption": ("FIG",), "table": ("TABLE",)}.get(p.kind, ())
             sec = _SECTION_FIELD.get(p.section_type)
             fields = ("BODY", *extra, *((sec,) if sec and p.kind == "paragraph" else ()))
-        spans = [(0, len(text))] if p.kind == "table" else _spans(text)
+        spans = _spans(text)
         doc.passages.append(DocPassage(p.id, kind, p.section, fields, text, spans))
     if not any(dp.kind != "abstract" for dp in doc.passages):
         doc.kind = "abstract"
@@ -188,24 +202,37 @@ def _iter_snapshot(folder: Path) -> Iterator[Doc]:
     from ..sources.catalogue import Catalogue
     from ..sources.metadata import parse_metadata
     from ..sources.store import SnapshotStore
+    from ..text.normalize import normalize
 
     catalogue = Catalogue.load(folder / "literature.json")
     store = SnapshotStore(folder)
     for work in catalogue:
-        if not work.fulltext_sha256 or not store.has(work.fulltext_sha256):
+        meta = parse_metadata(store.read(work.metadata_sha256), want=work.id) \
+            if store.has(work.metadata_sha256) else None
+        if work.fulltext_sha256 and store.has(work.fulltext_sha256):
+            data = store.read(work.fulltext_sha256)
+            doc = read_jats(data, source=str(store.find(work.fulltext_sha256)), sha256=work.fulltext_sha256)
+        elif meta is not None and meta.found and meta.abstract:
+            # No full text pinned: the abstract the grounder verifies against (passage id "abstract").
+            text = normalize(meta.abstract)
+            doc = Doc(doc_id=work.key, title=meta.title, source=str(store.find(work.metadata_sha256)),
+                      sha256=work.pinned_sha256, kind="abstract")
+            doc.passages.append(DocPassage("abstract", "abstract", "Abstract", ("ABSTRACT",), text, _spans(text)))
+        else:
             continue
-        data = store.read(work.fulltext_sha256)
-        doc = read_jats(data, source=str(store.find(work.fulltext_sha256)), sha256=work.fulltext_sha256)
         doc.retrieved_at = work.retrieved_at
-        if store.has(work.metadata_sha256):
-            meta = parse_metadata(store.read(work.metadata_sha256), want=work.id)
+        if meta is not None:
             doc.pmid = doc.pmid or meta.pmid
             doc.pmcid = doc.pmcid or meta.pmcid
             doc.doi = doc.doi or meta.doi
             doc.journal = doc.journal or meta.journal
             doc.year = doc.year or meta.year
             doc.authors = doc.authors or list(meta.authors)
-            doc.title = doc.title or meta.title
+            # The source's title must be the pinned metadata title: the grounder compares them.
+            doc.title = meta.title or doc.title
+            doc.retracted = meta.retracted
+            doc.concern = meta.expression_of_concern
+            doc.notices = [str(n) for n in (*meta.retraction_notices, *meta.concern_notices)]
         doc.doc_id = work.key
         yield doc
 

@@ -31,7 +31,7 @@ __all__ = ["DOC_FIELDS", "BuildStats", "LocalIndex", "build_index"]
 
 DOC_FIELDS = ("TITLE", "ABSTRACT", "TITLE_ABS", "BODY", "INTRO", "METHODS", "RESULTS", "DISCUSS", "CONCL",
               "FIG", "TABLE", "AUTH", "JOURNAL", "KW", "_ALL")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 K1, B = 1.2, 0.75
 
 _SCHEMA = """
@@ -39,7 +39,8 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE docs (
   idx INTEGER PRIMARY KEY, doc_id TEXT UNIQUE NOT NULL, pmid TEXT, pmcid TEXT, doi TEXT,
   title TEXT NOT NULL, authors TEXT NOT NULL, journal TEXT NOT NULL, year INTEGER, keywords TEXT NOT NULL,
-  sha256 TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL, retrieved_at TEXT);
+  sha256 TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL, retrieved_at TEXT,
+  retracted INTEGER NOT NULL, concern INTEGER NOT NULL, notices TEXT NOT NULL);
 CREATE TABLE passages (
   pidx INTEGER PRIMARY KEY, doc INTEGER NOT NULL REFERENCES docs(idx), ord INTEGER NOT NULL,
   pid TEXT NOT NULL, kind TEXT NOT NULL, section TEXT NOT NULL, fields TEXT NOT NULL, text TEXT NOT NULL,
@@ -79,7 +80,7 @@ def _field_tokens(doc: Doc, passage_tokens: list[list[str]]) -> dict[str, list[s
 def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
                 progress: Callable[[str], None] | None = None) -> BuildStats:
     """Build (or rebuild) the index in ``index_dir`` from ``sources``."""
-    import bm25s  # type: ignore[import-untyped]
+    import bm25s
 
     if not sources:
         raise ConfigurationError("no SOURCE given; name a JATS folder, a snapshot folder or a JSONL corpus")
@@ -93,20 +94,26 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
     con.executescript(_SCHEMA)
     tokens: dict[str, list[list[str]]] = {f: [] for f in (*DOC_FIELDS, "_P")}
     seen: set[str] = set()
+    identities: set[str] = set()
     n_bytes = 0
     n_pass = 0
-    for src in sources:
-        path = Path(src)
+    # Snapshot folders first: a paper pinned in a catalogue is indexed from its pinned bytes (the
+    # hash and title the literature grounder checks), and a copy in a plain JATS folder is skipped.
+    ordered = sorted((Path(s) for s in sources), key=lambda p: not (p / "literature.json").is_file())
+    for path in ordered:
         for doc in iter_source(path):
-            if doc.doc_id in seen:
+            keys = {f"pmid:{doc.pmid}" if doc.pmid else "", f"pmcid:{(doc.pmcid or '').upper()}" if doc.pmcid else "",
+                    f"doi:{doc.doi.lower()}" if doc.doi else "", f"id:{doc.doc_id}"} - {""}
+            if keys & identities:
                 continue
+            identities |= keys
             seen.add(doc.doc_id)
             idx = len(seen) - 1
             n_bytes += sum(len(p.text) for p in doc.passages) + len(doc.title)
-            con.execute("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
+            con.execute("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
                 idx, doc.doc_id, doc.pmid, doc.pmcid, doc.doi, doc.title, json.dumps(doc.authors),
                 doc.journal, doc.year, json.dumps(doc.keywords), doc.sha256, doc.source, doc.kind,
-                doc.retrieved_at))
+                doc.retrieved_at, int(doc.retracted), int(doc.concern), json.dumps(doc.notices)))
             ptoks = [analyze(p.text) for p in doc.passages]
             for ord_, p in enumerate(doc.passages):
                 con.execute("INSERT INTO passages VALUES (?,?,?,?,?,?,?,?,?)", (
@@ -148,6 +155,9 @@ class DocInfo:
     source: str
     kind: str
     retrieved_at: str | None
+    retracted: bool = False
+    concern: bool = False
+    notices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -176,9 +186,15 @@ class LocalIndex:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._bm25: dict[str, Any] = {}
+        schema = self._con().execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if schema is None or schema[0] != str(SCHEMA_VERSION):
+            raise ConfigurationError(f"index {self.path} was built by another version (schema "
+                                     f"{schema[0] if schema else '?'}, need {SCHEMA_VERSION}); rebuild it with "
+                                     "`bioevidence index build SOURCE... --index DIR`")
         rows = self._con().execute("SELECT * FROM docs ORDER BY idx").fetchall()
         self.docs = [DocInfo(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], r[8],
-                             json.loads(r[9]), r[10], r[11], r[12], r[13]) for r in rows]
+                             json.loads(r[9]), r[10], r[11], r[12], r[13], bool(r[14]), bool(r[15]),
+                             tuple(json.loads(r[16]))) for r in rows]
         self.by_doc_id = {d.doc_id: d.idx for d in self.docs}
         self.n = len(self.docs)
         pr = self._con().execute("SELECT doc, pidx FROM passages ORDER BY pidx").fetchall()

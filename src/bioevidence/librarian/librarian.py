@@ -81,6 +81,7 @@ class Answer:
                     "section": span.passage.section, "locator": f"{_uri(d)}#{span.passage.pid}",
                     "sha256": d.sha256, "subquery": paper.subquery, "score": round(paper.score, 4),
                     "sentence_score": round(span.score, 4), "source_artifact_id": _artifact_id(d),
+                    "retracted": d.retracted, "expression_of_concern": d.concern, "notices": list(d.notices),
                 })
         return out
 
@@ -290,20 +291,57 @@ class Librarian:
         paper.spans = _spans(keep)
 
 
+MIN_QUOTE_WORDS = 5  # the literature grounder's minimum; shorter quotes cannot be confirmed
+
+
+def _same_line(row: PassageRow, i: int, j: int) -> bool:
+    """Sentences ``i < j`` of ``row`` lie on one line (a quote never crosses a line break)."""
+    return "\n" not in row.text[row.sentences[i][0]: row.sentences[j][1]]
+
+
+def _words(row: PassageRow, lo: int, hi: int) -> int:
+    from ..text.normalize import word_count
+
+    return word_count(row.text[row.sentences[lo][0]: row.sentences[hi][1]])
+
+
 def _spans(selected: list[tuple[float, PassageRow, int]]) -> list[Span]:
-    """Group selected sentences into contiguous spans within a paragraph, in reading order."""
+    """Group selected sentences into contiguous spans within one line of a paragraph, in reading
+    order; a span under :data:`MIN_QUOTE_WORDS` words grows by its neighbours on the same line
+    (next first) or is dropped, so every quote can be confirmed by the grounder."""
     selected = sorted(selected, key=lambda x: (x[1].ord, x[2]))
     spans: list[Span] = []
     for score, row, i in selected:
         last = spans[-1] if spans else None
-        if last is not None and last.passage.pidx == row.pidx and last.sentences[-1] == i - 1:
+        if (last is not None and last.passage.pidx == row.pidx and i - 1 <= last.sentences[-1] < i
+                and _same_line(row, last.sentences[-1], i)):
             last.sentences.append(i)
             last.score = max(last.score, score)
+        elif last is not None and last.passage.pidx == row.pidx and i in last.sentences:
+            continue
         else:
             spans.append(Span(row, [i], "", score))
+    out: list[Span] = []
     for sp in spans:
+        row = sp.passage
+        lo, hi = sp.sentences[0], sp.sentences[-1]
+        while _words(row, lo, hi) < MIN_QUOTE_WORDS:
+            if hi + 1 < len(row.sentences) and _same_line(row, hi, hi + 1):
+                hi += 1
+            elif lo > 0 and _same_line(row, lo - 1, lo):
+                lo -= 1
+            else:
+                break
+        if _words(row, lo, hi) < MIN_QUOTE_WORDS:
+            continue
+        if out and out[-1].passage.pidx == row.pidx and out[-1].sentences[-1] >= lo:
+            prev = out[-1]  # grown into the previous span: merge
+            prev.sentences = list(range(prev.sentences[0], max(hi, prev.sentences[-1]) + 1))
+            prev.score = max(prev.score, sp.score)
+        else:
+            out.append(Span(row, list(range(lo, hi + 1)), "", sp.score))
+    for sp in out:
         a = sp.passage.sentences[sp.sentences[0]][0]
         b = sp.passage.sentences[sp.sentences[-1]][1]
         sp.text = sp.passage.text[a:b]
-    return spans
-
+    return out
