@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 #: Placeholder for an inline citation marker (a private-use character, never in real text).
 CITATION = "\ue000"
@@ -65,6 +65,8 @@ _INSIDE_OPEN = re.compile(r"([(\[]) ")
 _INSIDE_CLOSE = re.compile(r" ([)\],.;:])")
 _HYPHEN_BREAK = re.compile(r"([A-Za-z])- ([a-z])")
 _WORD = re.compile(r"[0-9A-Za-z]+(?:[.,][0-9]+)*")
+_ALNUM = re.compile(r"[0-9A-Za-z]")
+_HAS_SPACE_BEFORE = re.compile(r" [)\],.;:]")
 
 
 def normalize(text: str) -> str:
@@ -75,8 +77,9 @@ def normalize(text: str) -> str:
     if "[" in text:
         text = _BRACKET_NUMBERS.sub("", text)
     text = _SPACE.sub(" ", text).strip()
-    text = _INSIDE_OPEN.sub(r"\1", text)
-    return _INSIDE_CLOSE.sub(r"\1", text)
+    if "( " in text or "[ " in text:
+        text = _INSIDE_OPEN.sub(r"\1", text)
+    return _INSIDE_CLOSE.sub(r"\1", text) if _HAS_SPACE_BEFORE.search(text) else text
 
 
 def marker_key(marker: str) -> str:
@@ -90,31 +93,51 @@ def quote_forms(quote: str, markers: Iterable[str] = ()) -> list[str]:
     ``markers`` are the paper's citation markers as :func:`marker_key` gives them; only those
     are removed from the quote when written in parentheses or glued to a word as superscripts.
     """
-    base = _strip_stop(normalize(quote))
-    keys = frozenset(markers)
-    bases = [base]
-    if keys:
-        def drop(match: re.Match[str]) -> str:
-            return "" if marker_key(match.group(1)) in keys else match.group(0)
+    return list(iter_quote_forms(quote, markers))
 
-        stripped = _PAREN_NUMBERS.sub(drop, base)
-        bases.append(_strip_stop(_INSIDE_CLOSE.sub(r"\1", _SPACE.sub(" ", stripped).strip())))
-        glued = _GLUED_NUMBERS.sub(
-            lambda m: m.group(1) if marker_key(m.group(2)) in keys else m.group(0), stripped)
-        bases.append(_strip_stop(_INSIDE_CLOSE.sub(r"\1", _SPACE.sub(" ", glued).strip())))
-    forms: list[str] = []
-    for one in dict.fromkeys(bases):
-        forms.append(one)
-        if _HYPHEN_BREAK.search(one):
-            forms.append(_HYPHEN_BREAK.sub(r"\1\2", one))
-            forms.append(_HYPHEN_BREAK.sub(r"\1-\2", one))
-    out: list[str] = []
-    for form in forms:
-        out.append(form)
-        if form and form[0].isalpha():
-            first = form[0].lower() if form[0].isupper() else form[0].upper()
-            out.append(first + form[1:])
-    return list(dict.fromkeys(f for f in out if f))
+
+def iter_quote_forms(quote: str, markers: Iterable[str] = (), *, canonical: str | None = None) -> Iterator[str]:
+    """:func:`quote_forms` lazily, without repeats: a caller that finds the first form stops there.
+
+    ``canonical`` is ``normalize(quote)`` when the caller already has it.
+    """
+    seen: set[str] = set()
+    for base in _bases(normalize(quote) if canonical is None else canonical, markers):
+        for form in _hyphen_forms(base):
+            for one in (form, _swap_first(form)):
+                if one and one not in seen:
+                    seen.add(one)
+                    yield one
+
+
+def _bases(canonical: str, markers: Iterable[str]) -> Iterator[str]:
+    base = _strip_stop(canonical)
+    yield base
+    keys = frozenset(markers)
+    if not keys or not (_PAREN_NUMBERS.search(base) or _GLUED_NUMBERS.search(base)):
+        return
+
+    def drop(match: re.Match[str]) -> str:
+        return "" if marker_key(match.group(1)) in keys else match.group(0)
+
+    stripped = _PAREN_NUMBERS.sub(drop, base)
+    yield _strip_stop(_INSIDE_CLOSE.sub(r"\1", _SPACE.sub(" ", stripped).strip()))
+    glued = _GLUED_NUMBERS.sub(lambda m: m.group(1) if marker_key(m.group(2)) in keys else m.group(0), stripped)
+    yield _strip_stop(_INSIDE_CLOSE.sub(r"\1", _SPACE.sub(" ", glued).strip()))
+
+
+def _hyphen_forms(form: str) -> Iterator[str]:
+    yield form
+    if "- " in form and _HYPHEN_BREAK.search(form):
+        yield _HYPHEN_BREAK.sub(r"\1\2", form)
+        yield _HYPHEN_BREAK.sub(r"\1-\2", form)
+
+
+def _swap_first(form: str) -> str:
+    """The form with the case of its first letter swapped ('' when it does not start with a letter)."""
+    if not form or not form[0].isalpha():
+        return ""
+    return (form[0].lower() if form[0].isupper() else form[0].upper()) + form[1:]
 
 
 def _strip_stop(text: str) -> str:
@@ -128,9 +151,14 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def word_count(text: str) -> int:
-    """Words as a reader counts them: whitespace-separated tokens holding a letter or digit."""
-    return sum(1 for token in normalize(text).split() if any(ch.isalnum() for ch in token))
+def word_count(text: str, *, canonical: bool = False) -> int:
+    """Words as a reader counts them: whitespace-separated tokens holding a letter or digit.
+
+    ``canonical=True`` when ``text`` is already :func:`normalize`'d (saves normalising again).
+    """
+    tokens = (text if canonical else normalize(text)).split()
+    return sum(1 for token in tokens
+               if _ALNUM.search(token) or (not token.isascii() and any(ch.isalnum() for ch in token)))
 
 
 _ABBREVIATIONS = re.compile(

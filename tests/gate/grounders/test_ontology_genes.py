@@ -76,7 +76,20 @@ def test_locator_keys_under_a_root_are_checked(cl: OntologyGrounder) -> None:
 
 def test_the_index_loads_back_from_the_disk_cache(shared_data: Path, cache_dir: Path, cell_ontology) -> None:  # type: ignore[no-untyped-def]
     again = load_ontology(shared_data / "references" / "cl_2026-06-08.obo.gz", cache_root=cache_dir)
-    assert again.terms == cell_ontology.terms and any((cache_dir / "obo").iterdir())
+    assert again.terms == cell_ontology.terms and any((cache_dir / "obo-file").iterdir())
+    # the index carries the hash of the uncompressed release, as grounders/cl.yaml declares it
+    assert again.sha256 == "7e19b4aef8e7fe7720b0c4474c6a5b8713c904ea9ab7b7d5d96f2cb28b8fc51f"
+
+
+def test_a_changed_genes_file_never_reuses_a_cached_index(tmp_path: Path, cache_dir: Path) -> None:
+    from bioevidence.gate.grounders.genes import load_genes
+
+    header = "hgnc_id\tsymbol\tname\tstatus\talias_symbol\tprev_symbol\n"
+    path = tmp_path / "hgnc_complete_set_2026-01-01.txt"
+    path.write_text(header + "HGNC:1\tAAA\tgene a\tApproved\t\tOLDA\n")
+    assert load_genes([path], cache_root=cache_dir).previous == {"OLDA": ("HGNC:1",)}
+    path.write_text(header + "HGNC:1\tAAA\tgene a\tApproved\t\tOLDB\n")
+    assert load_genes([path], cache_root=cache_dir).previous == {"OLDB": ("HGNC:1",)}
 
 
 def test_label_key_drops_only_a_plain_plural() -> None:

@@ -80,26 +80,26 @@ def build_index(data: bytes) -> dict[str, Any]:
 
 @dataclass
 class Genes:
-    """A merged HGNC index with the lookups the grounder needs."""
+    """A merged HGNC index with the lookups the grounder needs.
+
+    ``ids``: HGNC id → (symbol, name, status, merged-into ids); ``approved``: symbol → id;
+    ``withdrawn``, ``previous``, ``alias``: symbol → ids.
+    """
 
     version: str
     ids: dict[str, tuple[Any, ...]]
+    approved: dict[str, str]
+    withdrawn: dict[str, tuple[str, ...]]
+    previous: dict[str, tuple[str, ...]]
+    alias: dict[str, tuple[str, ...]]
 
     def __post_init__(self) -> None:
-        self.approved: dict[str, str] = {}
-        self.withdrawn: dict[str, list[str]] = {}
-        self.previous: dict[str, list[str]] = {}
-        self.alias: dict[str, list[str]] = {}
-        for hgnc_id, (symbol, _name, status, _see, aliases, prevs) in self.ids.items():
-            if status == "Approved":
-                self.approved[symbol] = hgnc_id
-                for s in prevs:
-                    self.previous.setdefault(s, []).append(hgnc_id)
-                for s in aliases:
-                    self.alias.setdefault(s, []).append(hgnc_id)
-            else:
-                self.withdrawn.setdefault(symbol, []).append(hgnc_id)
         self.upper = {s.upper(): s for s in self.approved}
+
+    @classmethod
+    def from_entries(cls, version: str, entries: dict[str, tuple[Any, ...]]) -> Genes:
+        """From full entries (symbol, name, status, see, aliases, previous symbols) by HGNC id."""
+        return cls(version, **_lookups(entries))
 
     @property
     def release(self) -> str:
@@ -114,30 +114,63 @@ class Genes:
         return difflib.get_close_matches(symbol.upper(), list(self.upper), n=n, cutoff=0.75)
 
 
+def _lookups(entries: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
+    """The grounder's lookup tables from full entries, as plain values (cached with marshal)."""
+    approved: dict[str, str] = {}
+    withdrawn: dict[str, list[str]] = {}
+    previous: dict[str, list[str]] = {}
+    alias: dict[str, list[str]] = {}
+    for hgnc_id, (symbol, _name, status, _see, aliases, prevs) in entries.items():
+        if status == "Approved":
+            approved[symbol] = hgnc_id
+            for s in prevs:
+                previous.setdefault(s, []).append(hgnc_id)
+            for s in aliases:
+                alias.setdefault(s, []).append(hgnc_id)
+        else:
+            withdrawn.setdefault(symbol, []).append(hgnc_id)
+
+    def frozen(table: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
+        return {k: tuple(v) for k, v in table.items()}
+
+    return {"ids": {k: tuple(v[:4]) for k, v in entries.items()}, "approved": approved,
+            "withdrawn": frozen(withdrawn), "previous": frozen(previous), "alias": frozen(alias)}
+
+
 def load_genes(paths: Sequence[Path | str], *, version: str | None = None, cache_root: Path | None = None) -> Genes:
-    """Load and merge HGNC files (plain or gzip); ``version`` defaults to the date in the first file name."""
-    merged: dict[str, tuple[Any, ...]] = {}
+    """Load and merge HGNC files (plain or gzip); ``version`` defaults to the date in the first file name.
+
+    The merged lookups are cached on disk, keyed by the SHA-256 of every file as stored (each is
+    hashed in full; gzip is decompressed only to build the index).
+    """
+    stored: list[tuple[Path, bytes]] = []
     for path in map(Path, paths):
         try:
-            raw = path.read_bytes()
+            stored.append((path, path.read_bytes()))
         except OSError as exc:
             raise ConfigurationError(f"cannot read genes file {path}: {exc.strerror}; check --genes",
                                      path=str(path)) from exc
-        if raw[:2] == b"\x1f\x8b":
-            try:
-                raw = gzip.decompress(raw)
-            except (OSError, EOFError) as exc:
-                raise ConfigurationError(f"{path} is not valid gzip", path=str(path)) from exc
-        sha = hashlib.sha256(raw).hexdigest()
-        index = cached("hgnc", sha, INDEX_VERSION, lambda raw=raw: build_index(raw), cache_root)  # type: ignore[misc]
-        for hgnc_id, entry in index["ids"].items():
-            if hgnc_id not in merged or merged[hgnc_id][2] != "Approved":
-                merged[hgnc_id] = tuple(entry)
+    key = hashlib.sha256(b"".join(hashlib.sha256(raw).digest() for _, raw in stored)).hexdigest()
+
+    def build() -> dict[str, Any]:
+        merged: dict[str, tuple[Any, ...]] = {}
+        for path, raw in stored:
+            if raw[:2] == b"\x1f\x8b":
+                try:
+                    raw = gzip.decompress(raw)
+                except (OSError, EOFError) as exc:
+                    raise ConfigurationError(f"{path} is not valid gzip", path=str(path)) from exc
+            for hgnc_id, entry in build_index(raw)["ids"].items():
+                if hgnc_id not in merged or merged[hgnc_id][2] != "Approved":
+                    merged[hgnc_id] = tuple(entry)
+        return _lookups(merged)
+
+    tables = cached("hgnc-files", key, INDEX_VERSION, build, cache_root)
     if version is None:
         first = Path(paths[0]).name if paths else ""
         match = _DATE.search(first)
         version = match.group(1) if match else first
-    return Genes(version, merged)
+    return Genes(version, **tables)
 
 
 class GeneGrounder:

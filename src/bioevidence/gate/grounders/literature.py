@@ -33,7 +33,7 @@ from typing import Any
 from ...errors import IntegrityError, SourceError
 from ...sources.catalogue import Catalogue, Work
 from ...sources.identifiers import parse_identifier
-from ...sources.metadata import WorkMetadata, parse_metadata
+from ...sources.metadata import Notice, WorkMetadata, parse_metadata
 from ...sources.store import SnapshotStore
 from ...text.jats import Article, Passage, parse_jats
 from ...text.normalize import normalize, word_count
@@ -44,6 +44,7 @@ from .common import items, requested_uses
 from .quotes import FORMAT_VERSION, PaperText, article_from_plain, article_to_plain, normalized_title
 
 MIN_QUOTE_WORDS = 5
+FACTS_VERSION = 1
 
 _PAPERS: dict[tuple[str, str], PaperText] = {}
 _METADATA: dict[tuple[str, str], WorkMetadata] = {}
@@ -69,36 +70,52 @@ class LiteratureGrounder:
 
     # -- pinned bytes ---------------------------------------------------------------------------
     def metadata(self, work: Work) -> WorkMetadata:
-        """Parsed pinned metadata of ``work`` (the store verifies the bytes on first read)."""
-        data = self.store.read(work.metadata_sha256)
+        """The facts of ``work``'s pinned metadata the grounder reads (title, abstract, existence,
+        retraction and concern notices), after the store verified the bytes (once per process)."""
+        self.store.read(work.metadata_sha256)
+        return self._metadata_of(work)
+
+    def _metadata_of(self, work: Work) -> WorkMetadata:
+        """Parsed metadata facts, from memory, else the on-disk cache, else the (verified) bytes."""
         key = (work.metadata_sha256, work.key)
         meta = _METADATA.get(key)
         if meta is None:
-            meta = _METADATA[key] = parse_metadata(data, want=work.key, file=work.metadata_sha256)
+            sha = work.metadata_sha256
+            raw = cached("metadata", _keyed(sha, work.key), FACTS_VERSION, lambda: _facts(
+                parse_metadata(self.store.read(sha), want=work.key, file=sha)), self.cache_root)
+            meta = _METADATA[key] = _from_facts(raw)
         return meta
 
     def paper(self, work: Work, meta: WorkMetadata) -> PaperText | None:
         """The paper's passages (full text, plus the abstract from metadata), or ``None``.
 
-        Bytes are read through the store every time (it re-hashes them on its first read and
-        keeps verified bytes), so a tampered file is caught even when its parse is cached.
+        The full text and abstract bytes are read through the store every time (it re-hashes them
+        on its first read in the process and keeps verified bytes), so a tampered file is caught
+        even when its parse comes from the cache.
         """
-        full = self.store.read(work.fulltext_sha256) if work.fulltext_sha256 else None
-        abstract_bytes = self.store.read(work.abstract_sha256) if work.abstract_sha256 else None
+        if work.fulltext_sha256:
+            self.store.read(work.fulltext_sha256)
+        if work.abstract_sha256:
+            self.store.read(work.abstract_sha256)
+        return self._paper_of(work, meta)
+
+    def _paper_of(self, work: Work, meta: WorkMetadata) -> PaperText | None:
         key = (work.fulltext_sha256 or "", work.abstract_sha256 or work.metadata_sha256)
         paper = _PAPERS.get(key)
         if paper is not None:
             return paper
         extra: list[Passage] = []
         abstract = meta.abstract
-        if abstract_bytes is not None:
-            abstract = parse_metadata(abstract_bytes, want=work.key).abstract or abstract
+        if work.abstract_sha256:
+            sha = work.abstract_sha256
+            abstract = cached("abstract", _keyed(sha, work.key), FACTS_VERSION, lambda: parse_metadata(
+                self.store.read(sha), want=work.key, file=sha).abstract, self.cache_root) or abstract
         if abstract:
             extra.append(_abstract_passage(abstract))
-        if full is not None:
-            sha = work.fulltext_sha256 or ""
-            raw = cached("jats", sha, FORMAT_VERSION, lambda: article_to_plain(parse_jats(full, source=sha)),
-                         self.cache_root)
+        if work.fulltext_sha256:
+            full = work.fulltext_sha256
+            raw = cached("jats", full, FORMAT_VERSION,
+                         lambda: article_to_plain(parse_jats(self.store.read(full), source=full)), self.cache_root)
             article = article_from_plain(raw)
         elif extra:
             article = Article(meta.title, ())
@@ -107,13 +124,20 @@ class LiteratureGrounder:
         paper = _PAPERS[key] = PaperText(article, tuple(extra))
         return paper
 
-    def preload(self) -> int:
-        """Verify and index every catalogued paper now (for benchmarks and servers); returns the count."""
+    def preload(self, *, verify: bool = False) -> int:
+        """Index every catalogued paper now (for benchmarks and servers); returns how many have text.
+
+        Parses come from the on-disk cache when warm. Pinned bytes are re-hashed lazily, on the
+        first record that cites each paper (``verify=True`` re-hashes them all now instead).
+        """
         count = 0
         for work in self.catalogue:
             try:
-                meta = self.metadata(work)
-                if self.paper(work, meta) is not None:
+                if verify:
+                    for sha in work.hashes:
+                        self.store.read(sha)
+                meta = self._metadata_of(work)
+                if meta.found and self._paper_of(work, meta) is not None:
                     count += 1
             except SourceError:
                 continue
@@ -199,16 +223,17 @@ class LiteratureGrounder:
                 return []
             return [finding("BEV015", "no open full text or abstract is pinned for this paper, so the quote "
                             "cannot be confirmed", text_path, uses)]
-        if word_count(quote) < MIN_QUOTE_WORDS:
+        canonical = normalize(quote)
+        if word_count(canonical, canonical=True) < MIN_QUOTE_WORDS:
             return [finding("BEV015", f"the quote has fewer than {MIN_QUOTE_WORDS} words, too short to confirm; "
                             "quote at least one full clause", text_path, uses)]
         raw_locator = item.get("locator")
         locator = raw_locator if isinstance(raw_locator, str) else ""
         anchor = locator.rsplit("#", 1)[1] if "#" in locator else None
         target = paper.passage(anchor) if anchor else None
-        hit = paper.find(quote, target)
+        hit = paper.find(quote, target, canonical=canonical)
         if hit is None and target is not None:
-            elsewhere = paper.find(quote)
+            elsewhere = paper.find(quote, canonical=canonical)
             if elsewhere is not None:
                 fixed = locator.rsplit("#", 1)[0] + "#" + elsewhere.passage.id
                 return [finding("BEV017", f"the quote is not in passage #{anchor} but in #{elsewhere.passage.id}",
@@ -225,9 +250,32 @@ class LiteratureGrounder:
         if rest:
             return [finding("BEV028", f"the quote stops mid-sentence just before '{rest}'; the full sentence "
                             "may restrict or negate it", text_path, uses,
-                            Fix("requote", text_path, normalize(quote).rstrip(" .") + " " + rest,
+                            Fix("requote", text_path, canonical.rstrip(" .") + " " + rest,
                                 f"the sentence continues '{rest}'"))]
         return []
+
+
+def _keyed(sha: str, key: str) -> str:
+    """A cache key for facts parsed from ``sha`` for the work ``key`` (the parse depends on both)."""
+    return hashlib.sha256(f"{sha}\0{key}".encode()).hexdigest()
+
+
+def _facts(meta: WorkMetadata) -> dict[str, Any]:
+    """The metadata facts the grounder reads, as plain values (for the marshal cache)."""
+    return {"source": meta.source, "found": meta.found, "title": meta.title, "abstract": meta.abstract,
+            "retracted": meta.retracted, "error": meta.error,
+            "retraction_notices": tuple((n.kind, n.id, n.citation) for n in meta.retraction_notices),
+            "expression_of_concern": meta.expression_of_concern,
+            "concern_notices": tuple((n.kind, n.id, n.citation) for n in meta.concern_notices)}
+
+
+def _from_facts(raw: dict[str, Any]) -> WorkMetadata:
+    return WorkMetadata(
+        source=raw["source"], found=raw["found"], title=raw["title"], abstract=raw["abstract"],
+        retracted=raw["retracted"], error=raw["error"],
+        retraction_notices=tuple(Notice(*n) for n in raw["retraction_notices"]),
+        expression_of_concern=raw["expression_of_concern"],
+        concern_notices=tuple(Notice(*n) for n in raw["concern_notices"]))
 
 
 def _abstract_passage(text: str) -> Passage:

@@ -193,25 +193,36 @@ class Ontology:
 
 
 def load_ontology(path: Path | str, *, cache_root: Path | None = None) -> Ontology:
-    """Load an OBO release (``.obo`` or ``.obo.gz``) through the on-disk index cache."""
+    """Load an OBO release (``.obo`` or ``.obo.gz``) through the on-disk index cache.
+
+    The cache is keyed by the SHA-256 of the file as stored (every byte is hashed, so a changed
+    file never reuses an index); a ``.gz`` file is decompressed only to build the index.
+    """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        stored = path.read_bytes()
     except OSError as exc:
         raise ConfigurationError(f"cannot read ontology {path}: {exc.strerror}; check --ontology",
                                  path=str(path)) from exc
-    if path.suffix == ".gz" or raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise ConfigurationError(f"ontology {path} is not valid gzip; re-download it", path=str(path)) from exc
-    sha = hashlib.sha256(raw).hexdigest()
-    index = cached("obo", sha, INDEX_VERSION, lambda: build_index(raw), cache_root)
+
+    def build() -> dict[str, Any]:
+        raw = stored
+        if path.suffix == ".gz" or raw[:2] == b"\x1f\x8b":
+            try:
+                raw = gzip.decompress(raw)
+            except (OSError, EOFError) as exc:
+                raise ConfigurationError(f"ontology {path} is not valid gzip; re-download it",
+                                         path=str(path)) from exc
+        index = build_index(raw)
+        index["sha256"] = hashlib.sha256(raw).hexdigest()
+        return index
+
+    index = cached("obo-file", hashlib.sha256(stored).hexdigest(), INDEX_VERSION, build, cache_root)
     header = index["header"]
     prefix = (header.get("ontology") or "").upper() or _majority_prefix(index["terms"])
     if not index["terms"]:
         raise ConfigurationError(f"{path} holds no [Term] stanzas; is it an OBO file?", path=str(path))
-    return Ontology(prefix, index["version"], sha, index["terms"], index["labels"])
+    return Ontology(prefix, index["version"], index["sha256"], index["terms"], index["labels"])
 
 
 def _majority_prefix(terms: dict[str, Any]) -> str:

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...text.jats import Article, Passage
-from ...text.normalize import normalize, quote_forms, sentence_spans
+from ...text.normalize import iter_quote_forms, normalize, quote_forms, sentence_spans
 
 FORMAT_VERSION = 2
 _TOKEN = re.compile(r"\S+")
@@ -104,9 +105,12 @@ class PaperText:
     def forms(self, quote: str) -> list[str]:
         return quote_forms(quote, self.article.markers)
 
-    def find(self, quote: str, within: Passage | None = None) -> Hit | None:
-        """Where the quote occurs (in ``within`` only, when given), or ``None``."""
-        for form in self.forms(quote):
+    def find(self, quote: str, within: Passage | None = None, *, canonical: str | None = None) -> Hit | None:
+        """Where the quote occurs (in ``within`` only, when given), or ``None``.
+
+        ``canonical`` is ``normalize(quote)`` when the caller already has it.
+        """
+        for form in iter_quote_forms(quote, self.article.markers, canonical=canonical):
             if within is not None:
                 at = within.match.find(form)
                 if at >= 0:
@@ -191,6 +195,7 @@ class PaperText:
         return Closest(self._passages[pindex], excerpt, ratio, tuple(diffs))
 
 
+@functools.lru_cache(maxsize=8192)
 def normalized_title(text: str) -> tuple[str, ...]:
-    """Title words for comparison: canonical text, case-folded, punctuation ignored."""
+    """Title words for comparison: canonical text, case-folded, punctuation ignored (memoised)."""
     return tuple(_WORD.findall(normalize(text).casefold()))
