@@ -203,3 +203,91 @@ def review_decide(entry: int, decision: str, reviewer: str, name: str | None, ra
     sys.exit(result.report.exit_code)
 
 
+
+
+# -- audits and agreement ----------------------------------------------------------------------
+
+def _csv(path: Path, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> list[dict[str, str]]:
+    from ..io import read_limited
+    from ..loop.audit import read_csv
+
+    return read_csv(read_limited(path), file=str(path), required=required, optional=optional)
+
+
+@review.command("audit-sample")
+@click.option("--predictions", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="CSV: case_id, requested_use, record_sha256, profile_sha256, method, predicted_status[, subset].")
+@click.option("--method", help="Which method's predictions (needed when the file holds several).")
+@click.option("--use", help="Only this requested use.")
+@click.option("--size", type=click.IntRange(min=1), help="Number of admitted records to audit.")
+@click.option("--target", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+              help="Audit enough admitted records to bound their error below this rate if none is found.")
+@click.option("--confidence", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=0.95,
+              show_default=True)
+@click.option("--controls", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Records from the other routes mixed in, blinded.")
+@click.option("--seed", type=int, required=True, help="Random seed (same seed, same sample).")
+@click.option("--output-dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for audit_sheet.csv (for auditors) and audit_manifest.json (kept from them).")
+def review_audit_sample(predictions: Path, method: str | None, use: str | None, size: int | None,
+                        target: float | None, confidence: float, controls: int, seed: int, output_dir: Path) -> None:
+    """Draw a seeded, blinded audit sample of admitted records (plus controls from other routes)."""
+    from ..io import atomic_write_text
+    from ..loop.audit import LABEL_COLUMNS, PREDICTION_COLUMNS, SHEET_COLUMNS, audit_sample, write_csv
+
+    sheet_path, manifest_path = output_dir / "audit_sheet.csv", output_dir / "audit_manifest.json"
+    for path in (sheet_path, manifest_path):
+        if path.exists():
+            raise ConfigurationError(f"{path} exists; an audit is never overwritten, choose another --output-dir")
+    rows = _csv(predictions, PREDICTION_COLUMNS, ("subset",))
+    sheet, manifest = audit_sample(rows, seed=seed, size=size, target=target, confidence=confidence,
+                                   controls=controls, method=method, use=use)
+    atomic_write_text(manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(sheet_path, write_csv(sheet, (*SHEET_COLUMNS, *LABEL_COLUMNS)))
+    bound = manifest["if_no_errors_admitted_error_below"]
+    note = f"; no errors would bound the admitted error below {bound:.4%}" if bound else ""
+    click.echo(f"sampled {manifest['sample']['admitted']} admitted + {manifest['sample']['controls']} controls "
+               f"into {sheet_path}{note}")
+
+
+@review.command("audit-score")
+@click.option("--manifest", "manifest_path", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--labels", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The filled-in audit sheet (one row per auditor and record).")
+@click.option("--confidence", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+              help="Default: the manifest's.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
+def review_audit_score(manifest_path: Path, labels: Path, confidence: float | None, fmt: str,
+                       output: Path | None) -> None:
+    """Per-route error rates with Wilson intervals and exact one-sided upper bounds."""
+    from ..io import parse_json, read_limited
+    from ..loop.audit import LABEL_COLUMNS, SHEET_COLUMNS, audit_score, render_audit
+
+    manifest = parse_json(read_limited(manifest_path), file=str(manifest_path))
+    if not isinstance(manifest, dict):
+        raise ConfigurationError(f"{manifest_path} is not an audit manifest")
+    rows = [r for r in _csv(labels, SHEET_COLUMNS, LABEL_COLUMNS) if r.get("admission_label")]
+    score = audit_score(manifest, rows, confidence=confidence)
+    text = json.dumps(score, indent=2) + "\n" if fmt == "json" else render_audit(score)
+    _emit(text, output, [manifest_path, labels])
+
+
+@review.command("agreement")
+@click.argument("annotations", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--column", "columns", multiple=True, help="Label column(s) to compare (default: admission_label and "
+              "mapping_label).")
+@click.option("--unit", "unit_columns", default="case_id,requested_use", show_default=True,
+              help="Comma-separated columns that identify one rated unit.")
+def review_agreement(annotations: Path, columns: tuple[str, ...], unit_columns: str) -> None:
+    """Inter-reviewer agreement: percent, Cohen's kappa (two reviewers), Krippendorff's alpha (nominal)."""
+    from ..io import read_limited
+    from ..loop.audit import agreement, read_csv
+
+    data = read_limited(annotations)
+    header = data.decode("utf-8-sig").splitlines()[0].split(",") if data.strip() else []
+    unit = tuple(c.strip() for c in unit_columns.split(",") if c.strip())
+    wanted = columns or ("admission_label", "mapping_label")
+    rows = read_csv(data, file=str(annotations), required=("reviewer_id", *unit, *wanted),
+                    optional=tuple(c for c in header if c not in {"reviewer_id", *unit, *wanted}))
+    click.echo(json.dumps(agreement(rows, wanted, unit=unit), indent=2))
