@@ -25,6 +25,7 @@ from bioevidence.cli import cli
 from bioevidence.errors import ConfigurationError
 
 FIXTURES = Path(__file__).parent / "fixtures"
+EXAMPLE_DRAFTS = Path(__file__).resolve().parents[2] / "examples" / "drafts"
 
 
 def line_of(path: Path, needle: str) -> int:
@@ -188,19 +189,31 @@ def test_grounding_inputs_reach_validate(workspace: Path, tmp_path: Path) -> Non
         step(workspace, runner_env(tmp_path), "records/admitted.json", term_root="nonsense")
 
 
-def test_drafts_are_built_first_or_the_step_says_what_is_missing(workspace: Path, tmp_path: Path) -> None:
+def test_drafts_are_built_then_validated_and_reported_on_the_draft_files(workspace: Path, tmp_path: Path) -> None:
+    """format: draft builds each draft with `bioevidence build` (self-written example drafts of the loop)."""
+    assert build_available()
     drafts = workspace / "drafts"
     drafts.mkdir()
-    (drafts / "broken.json").write_text("{ not json", encoding="utf-8")
+    for name in ("curated_note.yaml", "lab_note.txt"):
+        shutil.copy(EXAMPLE_DRAFTS / name, drafts / name)
+    curated = (drafts / "curated_note.yaml").read_text(encoding="utf-8")
+    (drafts / "llm_only.yaml").write_text(curated.replace("method: manual_curation", "method: llm_extraction"),
+                                          encoding="utf-8")
+    (drafts / "broken.json").write_text('{\n  "profile": "general",\n  oops\n}\n', encoding="utf-8")
     env = runner_env(tmp_path)
-    if not build_available():
-        with pytest.raises(ConfigurationError, match="format: draft needs `bioevidence build`"):
-            step(workspace, env, "drafts", format="draft")
-        return
     code, lines = step(workspace, env, "drafts", format="draft")
     assert code == 3
-    assert parsed(lines)[0][:2] == ("error", "drafts/broken.json")
-    assert outputs(env)["error"] == "1"
+    assert [(a[0], a[1], a[2], a[3]) for a in parsed(lines)] == [
+        ("error", "drafts/broken.json", 3, "input error"),  # the draft itself is the file that failed
+        ("warning", "drafts/llm_only.yaml", None, "BEV008"),  # paths name the built record: no line in the draft
+    ]
+    got = outputs(env)
+    assert (got["admitted"], got["review_required"], got["error"], got["total"]) == ("1", "1", "1", "3")
+    assert [r.file for r in read_report(Path(got["report"]))] == [
+        "drafts/broken.json", "drafts/curated_note.yaml", "drafts/llm_only.yaml"]
+    summary = Path(env["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert "| `drafts/curated_note.yaml` |" in summary and "✅ admitted" in summary
+    assert "draft does not build" in summary
 
 
 def test_cli_step_reads_inputs_from_the_environment(workspace: Path, tmp_path: Path) -> None:

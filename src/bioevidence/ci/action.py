@@ -141,15 +141,18 @@ def build_available() -> bool:
         return cli.get_command(ctx, "build") is not None
 
 
-def build_drafts(drafts: Sequence[str], folder: Path, cwd: Path) -> tuple[dict[str, str], list[Result]]:
-    """Build each draft into ``folder``: ``({record file: draft}, [error results for drafts that fail])``."""
+def build_drafts(drafts: Sequence[str], folder: Path, cwd: Path,
+                 flags: Sequence[str] = ()) -> tuple[dict[str, str], list[Result]]:
+    """Build each draft into ``folder``: ``({record file: draft}, [error results for drafts that fail])``.
+
+    ``flags`` go to every ``bioevidence build`` (``--snapshot-dir`` fills publication hashes)."""
     if not build_available():
         raise ConfigurationError(DRAFTS_NEED_BUILD)
     built: dict[str, str] = {}
     failed: list[Result] = []
     for number, draft in enumerate(drafts, start=1):
         target = folder / f"{number:04d}-{Path(draft).stem}.json"
-        done = _bioevidence("build", draft, "-o", str(target), cwd=cwd)
+        done = _bioevidence("build", draft, "-o", str(target), *flags, cwd=cwd)
         if done.returncode == 0 and target.is_file():
             built[str(target)] = draft
             continue
@@ -188,6 +191,15 @@ def run_validate(files: Sequence[str], flags: Sequence[str], report: Path, cwd: 
     return read_report(report)
 
 
+def _as_draft(result: Result, sources: Mapping[str, str]) -> str:
+    """A report line naming the draft as its file (and the record built from it)."""
+    if result.file not in sources:
+        return result.text
+    data = result.located()
+    data["file"], data["built_record"] = sources[result.file], result.file
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
 def output_folder(inputs: ActionInputs, env: Mapping[str, str]) -> Path:
     if inputs.output_dir:
         folder = Path(inputs.output_dir)
@@ -224,7 +236,8 @@ def run_gate(inputs: ActionInputs, *, cwd: Path, env: Mapping[str, str], out: Te
     if inputs.format == "draft":
         records = folder / "records"
         records.mkdir(exist_ok=True)
-        sources, failures = build_drafts(files, records, cwd)
+        build_flags = ["--snapshot-dir", inputs.snapshot_dir] if inputs.snapshot_dir else []
+        sources, failures = build_drafts(files, records, cwd, build_flags)
         targets = list(sources)
     report = folder / "report.jsonl"
     validated = run_validate(targets, inputs.validate_flags(), report, cwd, out) if targets else []
@@ -233,8 +246,7 @@ def run_gate(inputs: ActionInputs, *, cwd: Path, env: Mapping[str, str], out: Te
         failing = {r.file: r for r in failures}
         record_of = {draft: record for record, draft in sources.items()}
         results = [by_file[record_of[f]] if f in record_of else failing[f] for f in files]
-        if failures:  # the report holds what was validated; add the drafts that did not build
-            report.write_text("".join(r.text + "\n" for r in results), encoding="utf-8")
+        report.write_text("".join(_as_draft(r, sources) + "\n" for r in results), encoding="utf-8")
     else:
         results = validated
     locator = Locator(base=cwd, sources=sources)
