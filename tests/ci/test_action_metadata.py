@@ -136,3 +136,25 @@ def test_pre_commit_entry_passes_admitted_files_and_fails_the_rest(hook: dict[st
     assert review.returncode == 2 and "REVIEW" in review.stdout
     broken = _run_hook(hook, FIXTURES / "broken.json")
     assert broken.returncode == 3 and "line 6" in broken.stderr
+
+
+def _readme_workflow() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## GitHub Action\n", 1)[1].split("\n## ", 1)[0]
+    return section.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def test_readme_workflow_is_a_valid_workflow_that_uses_the_action_with_grounding(
+        action: dict[str, Any], tmp_path: Path) -> None:
+    path = tmp_path / "records.yml"
+    path.write_text(_readme_workflow(), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                           str(path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    steps = yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"]["gate"]["steps"]
+    gate = next(s for s in steps if s.get("id") == "gate")
+    assert gate["uses"].split("@")[0].endswith("/bioevidence")
+    assert set(gate["with"]) <= set(action["inputs"])
+    assert {"files", "snapshot-dir", "ontology", "genes"} <= set(gate["with"])
+    upload = next(s for s in steps if "upload-sarif" in s.get("uses", ""))
+    assert upload["with"]["sarif_file"] == "${{ steps.gate.outputs.sarif }}"
