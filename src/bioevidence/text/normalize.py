@@ -84,7 +84,8 @@ def normalize(text: str) -> str:
 
 def marker_key(marker: str) -> str:
     """How a citation marker's text is compared: digits and separators only (``(12, 13)`` → ``12,13``)."""
-    return re.sub(r"[^0-9,\-]", "", normalize(marker).replace(";", ","))
+    text = unicodedata.normalize("NFKC", marker).translate(_TABLE)  # not normalize(): it drops "[12]"
+    return re.sub(r"[^0-9,\-]", "", text.replace(";", ","))
 
 
 def quote_forms(quote: str, markers: Iterable[str] = ()) -> list[str]:

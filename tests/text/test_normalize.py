@@ -1,0 +1,137 @@
+"""The one text normaliser: every tolerated variation is forgiven, nothing else is.
+
+A quote "matches" a passage when one of its :func:`quote_forms` is a substring of the passage's
+canonical form (what the literature grounder does), so each case below is checked that way.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bioevidence.text.normalize import (
+    CITATION,
+    iter_quote_forms,
+    marker_key,
+    normalize,
+    quote_forms,
+    sentence_spans,
+    word_count,
+)
+
+PAPER = ("Patients with EGFR-mutant tumours had a longer progression-free survival (HR 0.48, 95% CI 0.36-0.64) "
+         "than those treated with chemotherapy, and beta-catenin signalling was not affected.")
+
+
+def matches(quote: str, passage: str = PAPER, markers: frozenset[str] = frozenset()) -> bool:
+    canon = normalize(passage)
+    return any(form in canon for form in quote_forms(quote, markers))
+
+
+TOLERATED = {
+    "verbatim": PAPER,
+    "NFKC full-width digits": PAPER.replace("0.48", "\uff10.\uff14\uff18"),
+    "curly quotes": 'He said \u201cno change\u201d and it\u2019s fine',
+    "en dash range": PAPER.replace("0.36-0.64", "0.36\u20130.64"),
+    "minus sign / em dash": PAPER.replace("EGFR-mutant", "EGFR\u2212mutant").replace("progression-free",
+                                                                                     "progression\u2014free"),
+    "line breaks and no-break spaces": PAPER.replace(" with ", "\nwith\u00a0").replace(" than ", "  \t than "),
+    "soft hyphen": PAPER.replace("chemotherapy", "chemo\u00adtherapy"),
+    "zero-width space": PAPER.replace("tumours", "tu\u200bmours"),
+    "ligature": PAPER.replace("signalling", "signa\ufb00ing".replace("\ufb00", "ll")).replace("affected",
+                                                                                              "a\ufb00ected"),
+    "Greek letter": PAPER.replace("beta-catenin", "\u03b2-catenin"),
+    "PDF end-of-line hyphenation": PAPER.replace("chemotherapy", "chemo- therapy"),
+    "trailing full stop dropped": PAPER.rstrip("."),
+    "first letter lower-cased": "p" + PAPER[1:],
+}
+
+
+@pytest.mark.parametrize("quote", list(TOLERATED.values()), ids=list(TOLERATED))
+def test_tolerated_variations_are_forgiven(quote: str) -> None:
+    passage = 'He said "no change" and it\'s fine' if quote.startswith("He said") else PAPER
+    assert matches(quote, passage)
+
+
+def test_a_quote_from_mid_sentence_with_a_capitalised_first_letter_matches() -> None:
+    assert matches("Longer progression-free survival (HR 0.48, 95% CI 0.36-0.64)")
+
+
+def test_citation_markers_left_out_of_a_quote_are_forgiven() -> None:
+    passage = f"KRAS mutations predict resistance to cetuximab [{CITATION}, {CITATION}] in colorectal cancer."
+    assert matches("KRAS mutations predict resistance to cetuximab in colorectal cancer", passage)
+    # the paper's own bracketed numbers are dropped on both sides
+    assert matches("KRAS mutations predict resistance to cetuximab [12] in colorectal cancer",
+                   "KRAS mutations predict resistance to cetuximab [12, 13] in colorectal cancer.")
+    # a parenthesised or superscript marker copied into the quote, when it is a marker of the paper
+    paren = f"KRAS mutations predict resistance {CITATION} to cetuximab."
+    assert matches("KRAS mutations predict resistance (12, 13) to cetuximab", paren, frozenset({"12,13"}))
+    assert matches("KRAS mutations predict resistance12,13 to cetuximab", paren, frozenset({"12,13"}))
+    # a parenthesised number that is not a citation marker of the paper stays
+    assert not matches("KRAS mutations predict resistance (14) to cetuximab", paren, frozenset({"12,13"}))
+
+
+def test_marker_key_compares_digits_and_separators_only() -> None:
+    assert marker_key("(12, 13)") == "12,13" == marker_key("[12;13]")
+    assert marker_key("3\u20135") == "3-5"
+
+
+FAULTS = {
+    "changed word": PAPER.replace("longer", "shorter"),
+    "changed number": PAPER.replace("0.48", "0.58"),
+    "added negation": PAPER.replace("had a longer", "had not a longer"),
+    "removed negation": PAPER.replace("was not affected", "was affected"),
+    "changed species": PAPER.replace("Patients", "Mice"),
+    "dropped word": PAPER.replace("longer ", ""),
+    "case inside the quote": PAPER.replace("EGFR", "egfr"),
+    "omitted middle part": PAPER.replace("(HR 0.48, 95% CI 0.36-0.64) ", ""),
+}
+
+
+@pytest.mark.parametrize("quote", list(FAULTS.values()), ids=list(FAULTS))
+def test_nothing_else_is_forgiven(quote: str) -> None:
+    assert not matches(quote)
+
+
+def test_forms_are_lazy_and_distinct() -> None:
+    forms = quote_forms("Resis- tance was seen.")
+    assert forms[0] == "Resis- tance was seen" and "resistance was seen" in forms and "Resis-tance was seen" in forms
+    assert len(forms) == len(set(forms))
+    assert next(iter_quote_forms("Resis- tance was seen.")) == forms[0]
+
+
+def test_word_count_counts_tokens_with_a_letter_or_digit() -> None:
+    assert word_count("EGFR \u2014 mutant  tumours (n = 12) .") == 5
+    canon = normalize("one two\u00a0three")
+    assert word_count(canon, canonical=True) == word_count("one two\u00a0three") == 3
+
+
+def test_sentences_do_not_end_at_abbreviations() -> None:
+    text = "As shown by Smith et al. in 2010, EGFR matters. See Fig. 2 for details. Done."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "As shown by Smith et al. in 2010, EGFR matters.", "See Fig. 2 for details.", "Done."]
+
+
+TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=200)
+
+
+@given(TEXT)
+def test_normalize_never_crashes_and_is_idempotent(text: str) -> None:
+    once = normalize(text)
+    assert normalize(once) == once
+    assert "\u00ad" not in once and "  " not in once and once == once.strip()
+
+
+@given(TEXT)
+def test_a_text_always_matches_itself(text: str) -> None:
+    canon = normalize(text)
+    if canon:
+        assert any(form in canon for form in quote_forms(text)) or not quote_forms(text)
+
+
+@given(st.lists(st.sampled_from(["EGFR", "β-catenin", "mutant", "\u2013", "(12)", "[3]", "ﬁ", "tumour", "\n"]),
+                max_size=12))
+def test_normalize_is_idempotent_on_domain_tokens(tokens: list[str]) -> None:
+    text = " ".join(tokens)
+    assert normalize(normalize(text)) == normalize(text)
