@@ -268,3 +268,10 @@ def test_carry_copies_the_source_when_the_revision_lacks_it() -> None:
 ], ids=["evidence", "source", "object", "line", "review", "other", "root"])
 def test_where_names_places_readably(path: str, expected: str) -> None:
     assert where(record(), path) == expected
+
+
+def test_rounds_below_one_are_a_configuration_error() -> None:
+    from bioevidence.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="at least 1"):
+        revise(Script(record()), Validator("general"), rounds=0)

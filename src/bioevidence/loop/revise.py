@@ -38,7 +38,7 @@ from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..errors import InputError
+from ..errors import ConfigurationError, InputError
 from ..gate.findings import Finding, Fix
 from ..gate.report import Report
 from ..gate.rules import RULES
@@ -329,7 +329,7 @@ def revision_flow(validator: Any, rounds: int = 3, *,
     :class:`~bioevidence.loop.draft.DraftBuilder` for model output with ``llm_extraction``).
     """
     if rounds < 1:
-        raise ValueError("rounds must be at least 1")
+        raise ConfigurationError("rounds must be at least 1")
     attempts: list[Attempt] = []
     feedback: tuple[str, ...] = ()
     previous: dict[str, Any] | None = None
