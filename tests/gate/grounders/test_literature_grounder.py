@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lxml import etree
 
 from bioevidence.gate.grounders.literature import LiteratureGrounder
 from bioevidence.sources.catalogue import Catalogue
@@ -26,50 +25,9 @@ ANTONYMS = [("increased", "decreased"), ("higher", "lower"), ("positive", "negat
             ("significantly", "insignificantly"), ("high", "low")]
 
 
-def _sentences_of(data: bytes) -> list[list[str]]:
-    """Per text-only body paragraph, its sentences (split at '. ' before a capital)."""
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-    root = etree.fromstring(data, parser)
-    out = []
-    for body in root.iter("body"):
-        for p in body.iter("p"):
-            if len(p) or not p.text:
-                continue
-            text = " ".join(p.text.split())
-            parts = [s.strip() for s in re.split(r"(?<=[a-z0-9]\.) (?=[A-Z])", text)]
-            good = [s for s in parts if 12 <= len(s.split()) <= 45 and s.endswith(".") and "al." not in s]
-            if good:
-                out.append(good)
-    return out
-
-
 @pytest.fixture(scope="session")
 def grounder(corpus_dir: Path, cache_dir: Path) -> LiteratureGrounder:
     return LiteratureGrounder.from_directory(corpus_dir, cache_root=cache_dir)
-
-
-@pytest.fixture(scope="session")
-def manifest(shared_data: Path) -> dict[str, Any]:
-    return json.loads((shared_data / "civic_corpus" / "manifest.json").read_text())
-
-
-@pytest.fixture(scope="session")
-def papers(corpus_dir: Path, manifest: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """pmid → catalogue entry, title from esummary, and sentences from its own JATS bytes."""
-    catalogue = json.loads((corpus_dir / "literature.json").read_text())["works"]
-    out = {}
-    for pmid in [*manifest["corpus"], *manifest["retracted"]]:
-        work = catalogue[f"pmid:{pmid}"]
-        if not work["fulltext_sha256"]:
-            continue
-        data = gzip.decompress((corpus_dir / f"{work['fulltext_sha256']}.xml.gz").read_bytes())
-        paragraphs = _sentences_of(data)
-        if not paragraphs:
-            continue
-        summary = json.loads(gzip.decompress((corpus_dir / f"{work['metadata_sha256']}.json.gz").read_bytes()))
-        out[pmid] = {"sha": work["fulltext_sha256"], "title": summary["result"][pmid]["title"],
-                     "paragraphs": paragraphs, "retracted": pmid in manifest["retracted"]}
-    return out
 
 
 def record(pmid: str, quote: str, sha: str, title: str | None = None, locator: str = "results") -> dict[str, Any]:
