@@ -23,6 +23,16 @@ from .errors import (
 )
 
 _LAZY: dict[str, str] = {
+    "revise": "bioevidence.loop.revise",
+    "arevise": "bioevidence.loop.revise",
+    "Attempt": "bioevidence.loop.revise",
+    "build_record": "bioevidence.loop.draft",
+    "load_draft": "bioevidence.loop.draft",
+    "draft_json_schema": "bioevidence.loop.draft",
+    "DraftBuilder": "bioevidence.loop.draft",
+    "ReviewQueue": "bioevidence.loop.queue",
+    "upper_bound": "bioevidence.loop.stats",
+    "sample_size": "bioevidence.loop.stats",
     "Catalogue": "bioevidence.sources.catalogue",
     "SnapshotStore": "bioevidence.sources.store",
     "Work": "bioevidence.sources.catalogue",
@@ -40,10 +50,12 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
+    "Attempt",
     "BioevidenceError",
     "BioevidenceWarning",
     "Catalogue",
     "ConfigurationError",
+    "DraftBuilder",
     "Finding",
     "Fix",
     "Grounder",
@@ -54,14 +66,22 @@ __all__ = [
     "Profile",
     "Report",
     "RetrievalError",
+    "ReviewQueue",
     "SnapshotStore",
     "SourceError",
     "Validator",
     "Work",
     "__version__",
+    "arevise",
+    "build_record",
+    "draft_json_schema",
+    "load_draft",
     "load_profile",
     "parse_identifier",
     "release_path",
+    "revise",
+    "sample_size",
+    "upper_bound",
     "validate",
 ]
 
@@ -85,6 +105,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .gate.profiles import Profile, load_profile
     from .gate.report import Report
     from .gate.validator import Validator, validate
+    from .loop.draft import DraftBuilder, build_record, draft_json_schema, load_draft
+    from .loop.queue import ReviewQueue
+    from .loop.revise import Attempt, arevise, revise
+    from .loop.stats import sample_size, upper_bound
     from .sources.catalogue import Catalogue, Work
     from .sources.identifiers import parse_identifier
     from .sources.releases import release_path
