@@ -40,6 +40,7 @@ from .summary import render_summary, rules_url
 
 FORMATS = ("record", "draft")
 FAIL_ON = ("review", "rejected")
+SHOWN_PER_STEP = 10  # annotations of each kind GitHub displays for one step
 OUTPUTS = ("admitted", "review_required", "rejected", "error", "total", "report", "sarif")
 DRAFTS_NEED_BUILD = ("format: draft needs `bioevidence build` (the draft builder, bioevidence.loop), which this "
                      "installed bioevidence does not have; validate built records with format: record")
@@ -251,8 +252,14 @@ def run_gate(inputs: ActionInputs, *, cwd: Path, env: Mapping[str, str], out: Te
         results = validated
     locator = Locator(base=cwd, sources=sources)
     url = rules_url(env)
+    shown = {"error": 0, "warning": 0}
     for line in annotation_lines(results, locator):
         out.write(line + "\n")
+        shown[line[2:line.index(" ")]] += 1
+    if max(shown.values()) > SHOWN_PER_STEP:
+        out.write(command("notice", f"{shown['error']} error and {shown['warning']} warning annotations; GitHub "
+                          f"shows {SHOWN_PER_STEP} of each kind per step: the job summary and the SARIF file list "
+                          "them all", title="bioevidence: more findings") + "\n")
     sarif = folder / "report.sarif"
     sarif.write_text(render_sarif(results, locator=locator, rules_url=url), encoding="utf-8")
     failing_run = failed(results, inputs.fail_on)

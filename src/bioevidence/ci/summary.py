@@ -62,10 +62,30 @@ def _uses(result: Result, url: str) -> str:
     return "<br>".join(parts) or "–"
 
 
+MAX_BYTES = 1_000_000  # GitHub refuses a step summary over 1 MiB
+
+
 def render_summary(results: Sequence[Result], locator: Locator | None = None, *, url: str = RULES_DOC,
-                   fail_on: str = "review", failed: bool | None = None) -> str:
-    """The Markdown summary of one gate run."""
+                   fail_on: str = "review", failed: bool | None = None, max_bytes: int = MAX_BYTES) -> str:
+    """The Markdown summary of one gate run, kept under ``max_bytes``.
+
+    When the full summary is too large, admitted records and then the findings tables are left
+    out (the headline says so and points at the report), and as a last resort the rows are cut.
+    """
     locator = locator or Locator()
+    text = _summary(results, locator, url, fail_on, failed, rows="all", details=True)
+    for rows, details in (("not-admitted", True), ("not-admitted", False)):
+        if len(text.encode("utf-8")) <= max_bytes:
+            return text
+        text = _summary(results, locator, url, fail_on, failed, rows=rows, details=details)
+    while len(text.encode("utf-8")) > max_bytes and text.count("\n") > 8:
+        lines = text.split("\n")
+        text = "\n".join([*lines[:len(lines) * 3 // 4], "", "_Rows cut to fit GitHub's summary limit._", ""])
+    return text
+
+
+def _summary(results: Sequence[Result], locator: Locator, url: str, fail_on: str, failed: bool | None, *,
+             rows: str, details: bool) -> str:
     tally = counts(results)
     if failed is None:
         failed = bool(tally["error"] or tally["rejected"] or (fail_on == "review" and tally["review_required"]))
@@ -79,14 +99,19 @@ def render_summary(results: Sequence[Result], locator: Locator | None = None, *,
         "| file | record | status | uses (reason codes) |",
         "|---|---|---|---|",
     ]
+    if rows != "all":
+        cut = "only records not admitted are listed" + ("" if details else "; their findings are in the report")
+        lines[3:3] = [f"_Shortened to fit GitHub's summary limit: {cut}._", ""]
     for r in results:
+        if rows != "all" and r.status == "admitted":
+            continue
         where = locator.shown(r.file) + (f":{r.line}" if r.line is not None else "")
         report = r.report
         record = cell(report.record_id) if report is not None and report.record_id else "–"
         lines.append(f"| `{cell(where)}` | {record} | {STATUS.get(r.status, r.status)} | {_uses(r, url)} |")
-    details = [_details(r, locator, url) for r in results if r.status != "admitted"]
-    if details:
-        lines += ["", "### Findings", "", *details]
+    blocks = [_details(r, locator, url) for r in results if r.status != "admitted"] if details else []
+    if blocks:
+        lines += ["", "### Findings", "", *blocks]
     lines += ["", f"Reason codes are explained in [the rule catalogue]({url})."]
     return "\n".join(lines) + "\n"
 
