@@ -223,3 +223,15 @@ def test_parallel_batch_keeps_input_order(tmp_path: Path) -> None:
     rows = [json.loads(x) for x in result.stdout.splitlines()]
     assert [r["record_id"] for r in rows] == [f"t:{n}" for n in range(600)]
     assert [r["overall_status"] for r in rows[:3]] == ["rejected", "admitted", "admitted"]
+
+
+def test_files_from_a_list_or_stdin(tmp_path: Path) -> None:
+    a = _write(tmp_path / "a.json", record())
+    b = _write(tmp_path / "b.json", _review())
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"{a}\n\n{b}\n")
+    result = _run("validate", "--files-from", listing, "--format", "text")
+    assert result.exit_code == 2 and "2 records: 1 admitted, 1 review required" in result.stdout
+    piped = CliRunner().invoke(cli, ["validate", "--files-from", "-", "--format", "text"], input=f"{a}\n")
+    assert piped.exit_code == 0 and "1 records: 1 admitted" in piped.stdout
+    assert _run("validate").exit_code == 3

@@ -183,7 +183,10 @@ def read_report(path: Path) -> list[Result]:
 def run_validate(files: Sequence[str], flags: Sequence[str], report: Path, cwd: Path, log: TextIO) -> list[Result]:
     """One ``bioevidence validate`` process over ``files``; its results, or an error when it could not run."""
     report.unlink(missing_ok=True)
-    done = _bioevidence("validate", *files, "--format", "jsonl", "--output", str(report), *flags, cwd=cwd)
+    listing = report.with_suffix(".files")
+    listing.write_text("".join(f"{name}\n" for name in files), encoding="utf-8")  # no command-line length limit
+    done = _bioevidence("validate", "--files-from", str(listing), "--format", "jsonl", "--output", str(report),
+                        *flags, cwd=cwd)
     if done.stderr.strip():
         log.write("::group::bioevidence validate messages\n" + done.stderr.rstrip("\n") + "\n::endgroup::\n")
     if done.returncode not in (0, 1, 2, 3) or not report.is_file():

@@ -59,7 +59,9 @@ def _build_grounders(profile: Any, options: dict[str, Any]) -> list[Any]:
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--files-from", type=click.File("r", encoding="utf-8"), metavar="LIST",
+              help="Also read record paths from LIST, one per line ('-' for stdin); for very long file lists.")
 @click.option("--profile", "profile_name", metavar="NAME|FILE",
               help="Profile for every record (built-in name or YAML path). Default: each record's profile_id.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS),
@@ -68,7 +70,7 @@ def _build_grounders(profile: Any, options: dict[str, Any]) -> list[Any]:
               help="Write the output here (atomically) instead of stdout.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: all cores for large batches).")
 @_grounding_options
-def validate(paths: tuple[Path, ...], profile_name: str | None, fmt: str | None, output: Path | None,
+def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None, fmt: str | None, output: Path | None,
              workers: int | None, **grounding: Any) -> None:
     """Validate evidence records and decide each requested use.
 
@@ -81,6 +83,7 @@ def validate(paths: tuple[Path, ...], profile_name: str | None, fmt: str | None,
       bioevidence validate record.json
       bioevidence validate records/ --profile literature-claim --format text
       bioevidence validate batch.jsonl --format markdown -o summary.md
+      git diff --name-only main | bioevidence validate --files-from -
       bioevidence validate cells.json --ontology cl.obo.gz --term-root cell_type=CL:0000000
     """
     from ..gate import render
@@ -91,7 +94,10 @@ def validate(paths: tuple[Path, ...], profile_name: str | None, fmt: str | None,
     from ..io import atomic_write_text, refuse_overwrite
     from ..resources import schema_file
 
-    files = expand(paths)
+    listed = [Path(line.strip()) for line in files_from if line.strip()] if files_from is not None else []
+    if not paths and files_from is None:
+        raise click.UsageError("give record PATHS or --files-from LIST")
+    files = expand([*paths, *listed])
     if not files:
         raise ConfigurationError("no record files found (looked for *.json, *.yaml, *.yml, *.jsonl)")
     profile = load_profile(profile_name) if profile_name else None
