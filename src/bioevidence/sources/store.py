@@ -91,18 +91,36 @@ class SnapshotStore:
         self._lock = threading.Lock()
         self.cache_limit = 256 * 1024 * 1024  # bytes kept in-process after verification
         self._cached_bytes = 0
+        self._listing: dict[str, list[Path]] | None = None
 
     def __repr__(self) -> str:
         return f"SnapshotStore({str(self.root)!r})"
 
     # -- lookup -----------------------------------------------------------------------------
+    def _scan(self) -> dict[str, list[Path]]:
+        """One listing of the folder: sha256 -> its files, sorted."""
+        listing: dict[str, list[Path]] = {}
+        try:
+            with os.scandir(self.root) as entries:
+                for entry in entries:
+                    match = _NAME_RE.match(entry.name)
+                    if match and entry.is_file():
+                        listing.setdefault(match.group("sha"), []).append(Path(entry.path))
+        except OSError:
+            return {}
+        for paths in listing.values():
+            paths.sort()
+        return listing
+
     def _candidates(self, sha: str) -> Iterator[Path]:
+        """Files named for ``sha``, from a cached listing of the folder (rescanned on a miss, so
+        files pinned meanwhile by another process are seen); a file gone since is skipped."""
         check_sha256(sha)
-        if not self.root.is_dir():
-            return
-        for entry in sorted(self.root.glob(f"{sha}*")):
-            if _NAME_RE.match(entry.name) and entry.is_file():
-                yield entry
+        with self._lock:
+            if self._listing is None or sha not in self._listing:
+                self._listing = self._scan()
+            paths = list(self._listing.get(sha, ()))
+        yield from (p for p in paths if p.is_file())
 
     def find(self, sha: str) -> Path | None:
         """The file holding ``sha`` (any extension, compressed or not), or ``None``."""

@@ -21,7 +21,8 @@ import pytest
 
 from bioevidence.errors import ConfigurationError
 from bioevidence.gate.grounders.crosscheck import ReferenceGrounder, load_assertions
-from bioevidence.gate.grounders.snapshots import ListedStore, SourceBytesGrounder
+from bioevidence.gate.grounders.snapshots import SourceBytesGrounder
+from bioevidence.sources.store import SnapshotStore
 
 
 def claim(subject: dict[str, str], predicate: str, obj: dict[str, str],
@@ -133,14 +134,14 @@ def test_source_bytes_on_the_civic_snapshots(corpus_dir: Path, tmp_path: Path) -
     shutil.copy(corpus_dir / names[0], tmp_path / names[0])
     data = gzip.decompress((tmp_path / names[0]).read_bytes())
     (tmp_path / names[0]).write_bytes(gzip.compress(data[:-1] + b" "))
-    (g,) = SourceBytesGrounder(ListedStore(tmp_path)).ground(bytes_record(present[0])).findings
+    (g,) = SourceBytesGrounder(SnapshotStore(tmp_path)).ground(bytes_record(present[0])).findings
     assert g.rule_id == "BEV014"
 
 
 def test_listed_store_sees_files_pinned_after_the_first_lookup(tmp_path: Path) -> None:
-    store = ListedStore(tmp_path)
+    store = SnapshotStore(tmp_path)
     assert store.find("a" * 64) is None
-    sha = ListedStore(tmp_path).put(b"pinned later")
+    sha = SnapshotStore(tmp_path).put(b"pinned later")
     assert store.read(sha) == b"pinned later"
 
 

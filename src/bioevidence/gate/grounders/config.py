@@ -138,12 +138,13 @@ def build_grounders(options: GrounderOptions) -> list[Grounder]:
         raise ConfigurationError("--tables needs --snapshot-dir (the folder holding the pinned tables)")
     if options.snapshot_dir is not None:
         from ...sources.catalogue import CATALOGUE_NAME, Catalogue
-        from .snapshots import ListedStore, SourceBytesGrounder
+        from ...sources.store import SnapshotStore
+        from .snapshots import SourceBytesGrounder
 
         folder = Path(options.snapshot_dir)
         if not folder.is_dir():
             raise ConfigurationError(f"--snapshot-dir {folder} is not a folder; pass the folder of pinned snapshots")
-        store = ListedStore(folder)  # one store: bytes are re-hashed once per process, for every grounder
+        store = SnapshotStore(folder)  # one store: bytes are re-hashed once per process, for every grounder
         out.append(SourceBytesGrounder(store))
         if (folder / CATALOGUE_NAME).is_file():
             from .literature import LiteratureGrounder

@@ -63,10 +63,9 @@ class LiteratureGrounder:
 
     @classmethod
     def from_directory(cls, folder: Path | str, *, cache_root: Path | None = None) -> LiteratureGrounder:
-        from .snapshots import ListedStore
 
         folder = Path(folder)
-        return cls(ListedStore(folder), Catalogue.load(folder), cache_root=cache_root)
+        return cls(SnapshotStore(folder), Catalogue.load(folder), cache_root=cache_root)
 
     # -- pinned bytes ---------------------------------------------------------------------------
     def metadata(self, work: Work) -> WorkMetadata:

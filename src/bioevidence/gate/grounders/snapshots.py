@@ -1,10 +1,4 @@
-"""Snapshot stores as grounders read them: one directory listing instead of one glob per hash,
-and the source-bytes grounder.
-
-:class:`ListedStore` is a :class:`~bioevidence.sources.store.SnapshotStore` that finds files
-through one scan of the folder (rescanned when a hash is not in the last scan, so files pinned
-meanwhile are seen) instead of a ``glob`` per lookup, which costs a compiled pattern per hash.
-Reading is unchanged: bytes are re-hashed on their first read in the process.
+"""The source-bytes grounder.
 
 :class:`SourceBytesGrounder` (``source-bytes``) checks every source artifact of a record, of any
 type: bytes for its ``sha256`` are in the store (else BEV015) and re-hash to it (else BEV014).
@@ -13,60 +7,20 @@ type: bytes for its ``sha256`` are in the store (else BEV015) and re-hash to it 
 
 from __future__ import annotations
 
-import os
 import re
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ...errors import IntegrityError, SourceError
-from ...sources.store import SHA256_RE, SnapshotStore, check_sha256
+from ...sources.store import SHA256_RE, SnapshotStore
 from ..findings import Finding
 from ..grounding import Grounding, finding
 from .common import requested_uses
 
-__all__ = ["ListedStore", "SourceBytesGrounder"]
+__all__ = ["SourceBytesGrounder"]
 
 # The store's file names: <sha256>[.<ext>][.gz] (see bioevidence.sources.store).
 _NAME_RE = re.compile(r"^(?P<sha>[0-9a-f]{64})(?:\.[a-z0-9]{1,16})?(?:\.gz)?$")
-
-
-class ListedStore(SnapshotStore):
-    """A snapshot store that looks files up in a cached listing of its folder."""
-
-    def __init__(self, root: Path | str) -> None:
-        super().__init__(root)
-        self._listing: dict[str, list[Path]] | None = None
-        self._scan_lock = threading.Lock()
-
-    def _scan(self) -> dict[str, list[Path]]:
-        listing: dict[str, list[Path]] = {}
-        try:
-            with os.scandir(self.root) as entries:
-                for entry in entries:
-                    match = _NAME_RE.match(entry.name)
-                    if match and entry.is_file():
-                        listing.setdefault(match.group("sha"), []).append(Path(entry.path))
-        except OSError:
-            return {}
-        for paths in listing.values():
-            paths.sort()
-        return listing
-
-    def _candidates(self, sha: str) -> Iterator[Path]:
-        check_sha256(sha)
-        with self._scan_lock:
-            listing = self._listing
-            if listing is None or sha not in listing:
-                listing = self._listing = self._scan()
-            paths = list(listing.get(sha, ()))
-        yield from (p for p in paths if p.is_file())
-
-    def rescan(self) -> None:
-        """Forget the listing (the next lookup scans the folder again)."""
-        with self._scan_lock:
-            self._listing = None
 
 
 class SourceBytesGrounder:
@@ -79,7 +33,7 @@ class SourceBytesGrounder:
 
     @classmethod
     def from_directory(cls, folder: Path | str) -> SourceBytesGrounder:
-        return cls(ListedStore(folder))
+        return cls(SnapshotStore(folder))
 
     def ground(self, record: dict[str, Any]) -> Grounding:
         uses = requested_uses(record)

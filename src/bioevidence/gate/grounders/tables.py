@@ -118,9 +118,8 @@ class TableGrounder:
 
     @classmethod
     def from_directory(cls, folder: Path | str, evidence_types: Iterable[str]) -> TableGrounder:
-        from .snapshots import ListedStore
 
-        return cls(ListedStore(folder), evidence_types)
+        return cls(SnapshotStore(folder), evidence_types)
 
     def table(self, sha: str) -> Table | str:
         """The parsed table for ``sha``, or why it cannot be read (the store re-hashes on first read).
