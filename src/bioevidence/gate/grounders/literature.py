@@ -63,7 +63,6 @@ class LiteratureGrounder:
 
     @classmethod
     def from_directory(cls, folder: Path | str, *, cache_root: Path | None = None) -> LiteratureGrounder:
-
         folder = Path(folder)
         return cls(SnapshotStore(folder), Catalogue.load(folder), cache_root=cache_root)
 
