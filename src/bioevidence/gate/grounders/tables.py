@@ -118,7 +118,6 @@ class TableGrounder:
 
     @classmethod
     def from_directory(cls, folder: Path | str, evidence_types: Iterable[str]) -> TableGrounder:
-
         return cls(SnapshotStore(folder), evidence_types)
 
     def table(self, sha: str) -> Table | str:
