@@ -23,6 +23,8 @@ from .errors import (
 )
 
 _LAZY: dict[str, str] = {
+    "GrounderOptions": "bioevidence.gate.grounders.config",
+    "build_grounders": "bioevidence.gate.grounders.config",
     "revise": "bioevidence.loop.revise",
     "arevise": "bioevidence.loop.revise",
     "Attempt": "bioevidence.loop.revise",
@@ -59,6 +61,7 @@ __all__ = [
     "Finding",
     "Fix",
     "Grounder",
+    "GrounderOptions",
     "Grounding",
     "InputError",
     "IntegrityError",
@@ -73,6 +76,7 @@ __all__ = [
     "Work",
     "__version__",
     "arevise",
+    "build_grounders",
     "build_record",
     "draft_json_schema",
     "load_draft",
@@ -101,6 +105,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover
     from .gate.findings import Finding, Fix
+    from .gate.grounders.config import GrounderOptions, build_grounders
     from .gate.grounding import Grounder, Grounding
     from .gate.profiles import Profile, load_profile
     from .gate.report import Report
