@@ -53,6 +53,7 @@ class Validator:
         self.grounders = list(grounders)
         self.clock = clock
         self._profiles: dict[str, Profile] = {}
+        self._builtins = builtin_profiles() if profile is None else {}
         self.profile: Profile | None
         if profile is None:
             self.profile = None
@@ -67,7 +68,7 @@ class Validator:
         if self.profile is not None:
             return self.profile
         name = record.get("profile_id") if isinstance(record, dict) else None
-        if not isinstance(name, str) or name not in builtin_profiles():
+        if not isinstance(name, str) or name not in self._builtins:
             name = DEFAULT_PROFILE
         cached = self._profiles.get(name)
         if cached is None:
@@ -86,11 +87,11 @@ class Validator:
         findings = self.schema.findings(record, uses)
         if not findings:
             findings = checks.integrity(record, profile)
-            if self.profile is None and record["profile_id"] not in builtin_profiles():
+            if self.profile is None and record["profile_id"] not in self._builtins:
                 findings = [f for f in findings if f.field_path != "$.profile_id"]
                 findings.insert(0, Finding("RECORD_INTEGRITY", "error",
                                            f"profile_id {record['profile_id']!r} is not a built-in profile "
-                                           f"({', '.join(builtin_profiles())}); pass --profile PATH to its YAML file.",
+                                           f"({', '.join(self._builtins)}); pass --profile PATH to its YAML file.",
                                            "$.profile_id", uses))
         verified: set[str] = set()
         if not findings:
