@@ -3,7 +3,8 @@
 Usage::
 
     .venv/bin/python tools/eval_scifact.py [--data ../shared/data] [--index /tmp/scifact_index]
-        [--title-boost 0.5] [--judge-weight 0.6] [--synonym-weight 0.35] [--precise-weight 0.25]
+        [--title-boost 0] [--judge-weight 0.3] [--synonym-weight 0.35] [--title-weight 0.1]
+        [--phrase-weight 0.1] [--min-fraction 0.15] [--no-lexicon] [--plain]
         [--no-lexicon] [--plain]
 
 Metrics: BEIR-protocol nDCG@10 and recall@10 over every claim (relevant = cited_doc_ids);
@@ -36,15 +37,16 @@ def main() -> None:
     from bioevidence.librarian.judge import LexicalJudge
     from bioevidence.librarian.lexicon import default_lexicon
     from bioevidence.librarian.librarian import Librarian, Settings
-    from bioevidence.librarian.planner import OfflinePlanner
+    from bioevidence.librarian.planner import DEFAULT_WEIGHTS, OfflinePlanner
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "data"))
     ap.add_argument("--index", default="/tmp/bioevidence_scifact_index")
     ap.add_argument("--title-boost", type=float, default=Scoring().title_boost)
     ap.add_argument("--judge-weight", type=float, default=Settings().judge_weight)
-    ap.add_argument("--synonym-weight", type=float, default=0.35)
-    ap.add_argument("--precise-weight", type=float, default=0.25)
+    ap.add_argument("--synonym-weight", type=float, default=DEFAULT_WEIGHTS["synonym"])
+    ap.add_argument("--title-weight", type=float, default=DEFAULT_WEIGHTS["title"])
+    ap.add_argument("--phrase-weight", type=float, default=DEFAULT_WEIGHTS["phrase"])
     ap.add_argument("--min-fraction", type=float, default=LexicalJudge().min_fraction)
     ap.add_argument("--no-lexicon", action="store_true")
     ap.add_argument("--plain", action="store_true", help="broad subquery only, no title boost, no judge")
@@ -60,7 +62,8 @@ def main() -> None:
     if args.limit:
         claims = claims[: args.limit]
     lexicon = None if args.no_lexicon or args.plain else default_lexicon(Path(args.data) / "references")
-    weights = {"broad": 1.0, "synonym": args.synonym_weight, "precise": args.precise_weight}
+    weights = {"broad": 1.0, "synonym": args.synonym_weight, "title": args.title_weight,
+               "phrase": args.phrase_weight}
     planner = OfflinePlanner(lexicon, weights=weights)
     if args.plain:
         planner.max_subqueries = 1
@@ -94,7 +97,8 @@ def main() -> None:
     f1 = 2 * p * r / (p + r) if p + r else 0.0
     mode = "plain BM25 (stemmed, broad query only)" if args.plain else (
         f"offline planner+judge (title_boost={args.title_boost}, judge_weight={args.judge_weight}, "
-        f"synonym={args.synonym_weight}, precise={args.precise_weight}, lexicon={lexicon is not None})")
+        f"synonym={args.synonym_weight}, title={args.title_weight}, phrase={args.phrase_weight}, "
+        f"min_fraction={args.min_fraction}, lexicon={lexicon is not None})")
     print(f"SciFact train, {len(claims)} claims ({len(ev_ndcg)} with evidence) — {mode}")
     print(f"BEIR nDCG@10        {statistics.mean(beir):.4f}")
     print(f"BEIR recall@10      {statistics.mean(recall):.4f}")

@@ -39,9 +39,11 @@ class QueryTerms:
 
 @dataclass(frozen=True)
 class LexicalJudge:
-    """Accept sentences whose relative score reaches ``min_fraction`` of the question's term mass."""
+    """Accept sentences that share a question term and reach ``min_fraction`` of the question's
+    term mass. The default (0.0: any shared term) is tuned on SciFact train: as a stricter
+    filter the judge removed relevant papers (BEIR nDCG@10 -0.012 at 0.15)."""
 
-    min_fraction: float = 0.15
+    min_fraction: float = 0.0
     keep_ratio: float = 0.5  # within a paper, keep sentences scoring >= keep_ratio × the best one
 
     def score(self, sentence: str, terms: QueryTerms) -> float:
@@ -50,4 +52,4 @@ class LexicalJudge:
         return mass / terms.total / (1.0 + 0.1 * math.log1p(max(len(toks) - 15, 0)))
 
     def accepts(self, score: float) -> bool:
-        return score >= self.min_fraction
+        return score > 0 and score >= self.min_fraction

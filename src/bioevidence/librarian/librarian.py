@@ -38,7 +38,7 @@ class Settings:
     words_per_paper: int = 250
     excerpt_words: int = 2304
     per_subquery: int = 50
-    judge_weight: float = 0.3
+    judge_weight: float = 0.1  # tuned on SciFact train
     scope: tuple[str, ...] = ("literature",)
 
 
