@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -46,6 +47,18 @@ def search(query: str, index_dir: Path, limit: int, as_json: bool) -> None:
         click.echo(f"{h['rank']:>3}  {h['score']:8.3f}  {h['doc_id']}  {h['title'][:90]}")
 
 
+def _progress(interactive: bool) -> tuple[Callable[[str], None], Callable[[], None]]:
+    """A rich status line on an interactive terminal (stderr); silent otherwise. The library only
+    emits messages; rendering stays here."""
+    if not interactive:
+        return (lambda message: None), (lambda: None)
+    from rich.console import Console
+
+    status = Console(stderr=True).status("asking…")
+    status.start()
+    return (lambda message: status.update(message)), status.stop
+
+
 def _questions(path: Path) -> list[tuple[str, str]]:
     out = []
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -69,34 +82,49 @@ def _questions(path: Path) -> list[tuple[str, str]]:
 @click.option("--planner", type=click.Choice(["offline", "llm"]), default="offline", show_default=True)
 @click.option("--judge", type=click.Choice(["offline", "llm"]), default="offline", show_default=True)
 @click.option("--top-k", type=click.IntRange(1, 1000), default=60, show_default=True)
+@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Snapshot folder the europepmc backend pins full texts and search pages into.")
 @click.option("--references", type=click.Path(path_type=Path),
               help="Folder holding the pinned HGNC and Cell Ontology releases.")
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
 def ask(question: str | None, questions: Path | None, backend: str, index_dir: Path | None, planner: str,
-        judge: str, top_k: int, references: Path | None, as_json: bool) -> None:
-    """Ask QUESTION in plain language; get ranked verbatim evidence."""
+        judge: str, top_k: int, store_dir: Path | None, references: Path | None, as_json: bool) -> None:
+    """Ask QUESTION in plain language; get ranked verbatim evidence.
+
+    With --backend europepmc the base URL comes from BIOEVIDENCE_EUROPEPMC_URL (default: the
+    public service) and responses are cached under BIOEVIDENCE_HTTP_CACHE (default STORE/http-cache).
+    """
     from ..librarian.librarian import Librarian
 
-    if backend != "local":
-        raise ConfigurationError("the europepmc backend is not available yet; use --backend local --index DIR")
     if planner != "offline" or judge != "offline":
         raise ConfigurationError("the LLM planner and judge are not available yet; use --planner offline "
                                  "--judge offline")
-    if index_dir is None:
-        raise ConfigurationError("--index DIR is required with --backend local; build one with "
-                                 "`bioevidence index build SOURCE... --index DIR`")
     if (question is None) == (questions is None):
         raise ConfigurationError("give either a QUESTION or --questions FILE.jsonl")
-    interactive = sys.stderr.isatty() and not as_json
+    interactive = sys.stderr.isatty() and not as_json and questions is None
+    progress, done = _progress(interactive)
+    if backend == "europepmc":
+        import os
 
-    def progress(message: str) -> None:
-        if interactive:
-            click.echo(f"… {message}", err=True)
+        from ..librarian.europepmc_backend import EuropePMCBackend
 
-    lib = Librarian(index_dir, references=references, progress=progress)
+        if store_dir is None:
+            raise ConfigurationError("--store DIR is required with --backend europepmc: the folder where "
+                                     "full texts and search pages are pinned")
+        live = EuropePMCBackend.from_env(store_dir, cache_dir=os.environ.get("BIOEVIDENCE_HTTP_CACHE"),
+                                         progress=progress)
+        lib = Librarian(backend=live, references=references, progress=progress)
+    else:
+        if index_dir is None:
+            raise ConfigurationError("--index DIR is required with --backend local; build one with "
+                                     "`bioevidence index build SOURCE... --index DIR`")
+        lib = Librarian(index_dir, references=references, progress=progress)
     batch = _questions(questions) if questions is not None else [("", question or "")]
     for qid, text in batch:
-        answer = lib.ask(text, top_k=top_k).to_json()
+        try:
+            answer = lib.ask(text, top_k=top_k).to_json()
+        finally:
+            done()
         if questions is not None:
             answer = {"id": qid, **answer}
         if as_json or questions is not None:

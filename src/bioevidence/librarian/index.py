@@ -78,11 +78,13 @@ def _field_tokens(doc: Doc, passage_tokens: list[list[str]]) -> dict[str, list[s
 
 
 def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
-                progress: Callable[[str], None] | None = None) -> BuildStats:
-    """Build (or rebuild) the index in ``index_dir`` from ``sources``."""
+                progress: Callable[[str], None] | None = None, docs: Iterable[Doc] = ()) -> BuildStats:
+    """Build (or rebuild) the index in ``index_dir`` from ``sources`` (and ready-made ``docs``:
+    the live backend indexes the pool of one question this way)."""
     import bm25s
 
-    if not sources:
+    extra = list(docs)
+    if not sources and not extra:
         raise ConfigurationError("no SOURCE given; name a JATS folder, a snapshot folder or a JSONL corpus")
     start = time.perf_counter()
     out = Path(index_dir)
@@ -100,31 +102,36 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
     # Snapshot folders first: a paper pinned in a catalogue is indexed from its pinned bytes (the
     # hash and title the literature grounder checks), and a copy in a plain JATS folder is skipped.
     ordered = sorted((Path(s) for s in sources), key=lambda p: not (p / "literature.json").is_file())
-    for path in ordered:
-        for doc in iter_source(path):
-            keys = {f"pmid:{doc.pmid}" if doc.pmid else "", f"pmcid:{(doc.pmcid or '').upper()}" if doc.pmcid else "",
-                    f"doi:{doc.doi.lower()}" if doc.doi else "", f"id:{doc.doc_id}"} - {""}
-            if keys & identities:
-                continue
-            identities |= keys
-            seen.add(doc.doc_id)
-            idx = len(seen) - 1
-            n_bytes += sum(len(p.text) for p in doc.passages) + len(doc.title)
-            con.execute("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
-                idx, doc.doc_id, doc.pmid, doc.pmcid, doc.doi, doc.title, json.dumps(doc.authors),
-                doc.journal, doc.year, json.dumps(doc.keywords), doc.sha256, doc.source, doc.kind,
-                doc.retrieved_at, int(doc.retracted), int(doc.concern), json.dumps(doc.notices)))
-            ptoks = [analyze(p.text) for p in doc.passages]
-            for ord_, p in enumerate(doc.passages):
-                con.execute("INSERT INTO passages VALUES (?,?,?,?,?,?,?,?,?)", (
-                    n_pass, idx, ord_, p.pid, p.kind, p.section, " ".join(p.fields), p.text,
-                    json.dumps(p.sentences)))
-                tokens["_P"].append(ptoks[ord_])
-                n_pass += 1
-            for f, toks in _field_tokens(doc, ptoks).items():
-                tokens[f].append(toks)
-            if progress and len(seen) % 500 == 0:
-                progress(f"indexed {len(seen)} documents")
+
+    def all_docs() -> Iterable[Doc]:
+        yield from extra
+        for path in ordered:
+            yield from iter_source(path)
+
+    for doc in all_docs():
+        keys = {f"pmid:{doc.pmid}" if doc.pmid else "", f"pmcid:{(doc.pmcid or '').upper()}" if doc.pmcid else "",
+                f"doi:{doc.doi.lower()}" if doc.doi else "", f"id:{doc.doc_id}"} - {""}
+        if keys & identities:
+            continue
+        identities |= keys
+        seen.add(doc.doc_id)
+        idx = len(seen) - 1
+        n_bytes += sum(len(p.text) for p in doc.passages) + len(doc.title)
+        con.execute("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
+            idx, doc.doc_id, doc.pmid, doc.pmcid, doc.doi, doc.title, json.dumps(doc.authors),
+            doc.journal, doc.year, json.dumps(doc.keywords), doc.sha256, doc.source, doc.kind,
+            doc.retrieved_at, int(doc.retracted), int(doc.concern), json.dumps(doc.notices)))
+        ptoks = [analyze(p.text) for p in doc.passages]
+        for ord_, p in enumerate(doc.passages):
+            con.execute("INSERT INTO passages VALUES (?,?,?,?,?,?,?,?,?)", (
+                n_pass, idx, ord_, p.pid, p.kind, p.section, " ".join(p.fields), p.text,
+                json.dumps(p.sentences)))
+            tokens["_P"].append(ptoks[ord_])
+            n_pass += 1
+        for f, toks in _field_tokens(doc, ptoks).items():
+            tokens[f].append(toks)
+        if progress and len(seen) % 500 == 0:
+            progress(f"indexed {len(seen)} documents")
     if not seen:
         raise InputError("the sources held no documents; check the paths", file=", ".join(map(str, sources)))
     con.execute("INSERT INTO meta VALUES ('schema', ?), ('sources', ?)",
@@ -206,6 +213,13 @@ class LocalIndex:
             con = sqlite3.connect(f"file:{self._db_path}?mode=ro", uri=True, check_same_thread=False)
             self._local.con = con
         return con
+
+    def close(self) -> None:
+        """Close this thread's database connection (other threads' close when they end)."""
+        con = getattr(self._local, "con", None)
+        if con is not None:
+            con.close()
+            self._local.con = None
 
     def retriever(self, field: str) -> Any:
         """The bm25s index of ``field`` (loaded on first use, memory-mapped)."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BioevidenceError, ConfigurationError
-from .backend import Hit, LocalBackend, Scoring
+from .backend import Backend, Hit, LocalBackend, Scoring
 from .index import DocInfo, LocalIndex, PassageRow, idf_table
 from .judge import LexicalJudge, QueryTerms
 from .lexicon import Lexicon, default_lexicon
@@ -164,15 +164,23 @@ def fuse(results: list[tuple[str, float, list[Hit]]]) -> list[Paper]:
 
 
 class Librarian:
-    """``Librarian(index_dir).ask(question)``: offline planner, local backend, lexical judge."""
+    """``Librarian(index_dir).ask(question)``: offline planner, local backend, lexical judge.
 
-    def __init__(self, index: str | Path | LocalIndex, *, lexicon: Lexicon | None = None,
-                 references: str | Path | None = None, use_lexicon: bool = True,
+    ``backend=`` swaps the search backend (e.g. :class:`~.europepmc_backend.EuropePMCBackend`):
+    a backend with ``materialise(docs, folder)`` gets the question's pool indexed in a temporary
+    folder, so ranking and evidence work the same way as over a local index.
+    """
+
+    def __init__(self, index: str | Path | LocalIndex | None = None, *, backend: Backend | None = None,
+                 lexicon: Lexicon | None = None, references: str | Path | None = None, use_lexicon: bool = True,
                  settings: Settings | None = None, scoring: Scoring | None = None,
-                 judge: LexicalJudge | None = None, planner: OfflinePlanner | None = None,
+                 judge: LexicalJudge | None = None, planner: Any = None,
                  progress: Callable[[str], None] | None = None) -> None:
-        self.index = index if isinstance(index, LocalIndex) else LocalIndex(index)
-        self.backend = LocalBackend(self.index, scoring=scoring)
+        if index is None and backend is None:
+            raise ConfigurationError("give a local index folder or a backend; build an index with "
+                                     "`bioevidence index build SOURCE... --index DIR`")
+        self.index = None if index is None else index if isinstance(index, LocalIndex) else LocalIndex(index)
+        self.backend: Backend = backend if backend is not None else LocalBackend(self.index or "", scoring=scoring)
         self.settings = settings or Settings()
         if lexicon is None and use_lexicon:
             try:
@@ -188,33 +196,74 @@ class Librarian:
 
     @property
     def idf(self) -> dict[str, float]:
+        if self.index is None:
+            raise ConfigurationError("this librarian has no local index; idf is computed per question")
         if self._idf is None:
             self._idf = idf_table(self.index, "_P")
         return self._idf
 
-    def ask(self, question: str, *, top_k: int | None = None) -> Answer:
-        import numpy as np
+    def _search(self, plan: Plan) -> tuple[list[tuple[str, float, list[Hit]]], list[str]]:
+        """Every subquery; a failing subquery contributes nothing. Remote backends run in parallel
+        (8 threads); the local one inline (CPU-bound: threads would only add overhead)."""
+        from concurrent.futures import ThreadPoolExecutor
 
-        s = self.settings
+        def one(sq: Any) -> tuple[str, float, list[Hit]] | str:
+            try:
+                return sq.query, sq.weight, self.backend.search(sq.query, limit=self.settings.per_subquery)
+            except BioevidenceError as exc:
+                return f"{sq.query}: {exc.message}"
+
+        if not hasattr(self.backend, "materialise"):
+            out = [one(sq) for sq in plan.subqueries]
+        else:
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                out = list(pool.map(one, plan.subqueries))
+        return [r for r in out if not isinstance(r, str)], [r for r in out if isinstance(r, str)]
+
+    def ask(self, question: str, *, top_k: int | None = None) -> Answer:
         t0 = time.perf_counter()
         self.progress("planning subqueries")
         plan = self.planner.plan(question)
-        results: list[tuple[str, float, list[Hit]]] = []
-        errors: list[str] = []
         self.progress(f"searching · {len(plan.subqueries)} subqueries")
-        for sq in plan.subqueries:
-            try:
-                results.append((sq.query, sq.weight, self.backend.search(sq.query, limit=s.per_subquery)))
-            except BioevidenceError as exc:
-                errors.append(f"{sq.query}: {exc.message}")
+        results, errors = self._search(plan)
         pool = fuse(results)
         self.progress(f"found {len(pool)} candidate papers")
-        terms = QueryTerms.build(question, plan.expansions, self.idf)
+        materialise = getattr(self.backend, "materialise", None)
+        if materialise is None:
+            assert self.index is not None
+            answer = self._rank(question, plan, pool, self.index, self.idf, top_k)
+        else:
+            import tempfile
+
+            with tempfile.TemporaryDirectory(prefix="bioevidence-pool-") as tmp:
+                index = materialise([p.doc for p in pool], Path(tmp)) if pool else None
+                if index is None:
+                    answer = Answer(question, plan, [], None, {}, self.settings.scope)
+                else:
+                    try:
+                        kept = [p for p in pool if p.doc.doc_id in index.by_doc_id]
+                        for p in kept:
+                            p.doc = index.docs[index.by_doc_id[p.doc.doc_id]]
+                        answer = self._rank(question, plan, kept, index, idf_table(index, "_P"), top_k)
+                    finally:
+                        index.close()
+        answer.debug = {"subqueries": [q for q, _, _ in results], "errors": errors, "candidates": len(pool),
+                        **answer.debug, "seconds": round(time.perf_counter() - t0, 4)}
+        self.progress(f"done · {len(answer.papers)} papers")
+        return answer
+
+    def _rank(self, question: str, plan: Plan, pool: list[Paper], index: LocalIndex, idf: dict[str, float],
+              top_k: int | None) -> Answer:
+        import numpy as np
+
+        s = self.settings
+        self.progress(f"judging · {len(pool)} papers")
+        terms = QueryTerms.build(question, plan.expansions, idf)
         qtoks = list(terms.weights)
-        pscores = self.index.scores("_P", qtoks) if pool else np.zeros(0)
+        pscores = index.scores("_P", qtoks) if pool else np.zeros(0)
         top_fused = max((p.fused for p in pool), default=1.0) or 1.0
         for paper in pool:
-            self._judge_paper(paper, terms, pscores)
+            self._judge_paper(index, paper, terms, pscores)
             best = max((sp.score for sp in paper.spans), default=0.0)
             paper.score = paper.fused / top_fused + s.judge_weight * best
         accepted = sorted((p for p in pool if p.accepted), key=lambda p: (-p.score, p.doc.idx))
@@ -222,7 +271,7 @@ class Librarian:
         if pool and not accepted:
             fallback = "the judge rejected every candidate; returning the unfiltered pool"
             for paper in pool:
-                self._lead(paper)
+                self._lead(index, paper)
             chosen = pool[: top_k or s.top_k]
         else:
             n_ft = n_ab = 0
@@ -235,14 +284,12 @@ class Librarian:
                     n_ab += 1
                     chosen.append(p)
             chosen = chosen[: top_k or s.top_k]
-        debug = {"subqueries": [q for q, _, _ in results], "errors": errors, "candidates": len(pool),
-                 "accepted": len(accepted), "final": len(chosen),
-                 "seconds": round(time.perf_counter() - t0, 4)}
+        debug = {"accepted": len(accepted), "final": len(chosen)}
         return Answer(question, plan, chosen, fallback, debug, s.scope)
 
     # ------------------------------------------------------------ per paper
-    def _excerpt(self, paper: Paper, pscores: Any) -> list[PassageRow]:
-        rows = self.index.passages(paper.doc.idx)
+    def _excerpt(self, index: LocalIndex, paper: Paper, pscores: Any) -> list[PassageRow]:
+        rows = index.passages(paper.doc.idx)
         if paper.doc.kind != "fulltext":
             return [r for r in rows if r.kind == "abstract"] or rows
         ranked = sorted(rows, key=lambda r: (-float(pscores[r.pidx]) if len(pscores) else 0.0, r.ord))
@@ -257,9 +304,9 @@ class Librarian:
                 break
         return sorted(chosen, key=lambda r: r.ord)
 
-    def _judge_paper(self, paper: Paper, terms: QueryTerms, pscores: Any) -> None:
+    def _judge_paper(self, index: LocalIndex, paper: Paper, terms: QueryTerms, pscores: Any) -> None:
         scored: list[tuple[float, PassageRow, int]] = []
-        for row in self._excerpt(paper, pscores):
+        for row in self._excerpt(index, paper, pscores):
             for i, (a, b) in enumerate(row.sentences):
                 scored.append((self.judge.score(row.text[a:b], terms), row, i))
         good = [x for x in scored if self.judge.accepts(x[0])]
@@ -277,8 +324,8 @@ class Librarian:
                 break
         paper.spans = _spans(keep)
 
-    def _lead(self, paper: Paper) -> None:
-        rows = self._excerpt(paper, [])
+    def _lead(self, index: LocalIndex, paper: Paper) -> None:
+        rows = self._excerpt(index, paper, [])
         keep, words = [], 0
         for row in rows:
             for i, (a, b) in enumerate(row.sentences):
