@@ -86,19 +86,32 @@ def _questions(path: Path) -> list[tuple[str, str]]:
               help="Snapshot folder the europepmc backend pins full texts and search pages into.")
 @click.option("--references", type=click.Path(path_type=Path),
               help="Folder holding the pinned HGNC and Cell Ontology releases.")
+@click.option("--model", help="Model name for --planner llm / --judge llm (as the server lists it at /v1/models).")
+@click.option("--base-url", help="OpenAI-compatible server for the model [default: $OPENAI_BASE_URL]; the key "
+                                 "comes from $OPENAI_API_KEY only.")
+@click.option("--model-timeout", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
+              help="Seconds to wait for one model reply.")
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
 def ask(question: str | None, questions: Path | None, backend: str, index_dir: Path | None, planner: str,
-        judge: str, top_k: int, store_dir: Path | None, references: Path | None, as_json: bool) -> None:
+        judge: str, top_k: int, store_dir: Path | None, references: Path | None, model: str | None,
+        base_url: str | None, model_timeout: float, as_json: bool) -> None:
     """Ask QUESTION in plain language; get ranked verbatim evidence.
 
     With --backend europepmc the base URL comes from BIOEVIDENCE_EUROPEPMC_URL (default: the
     public service) and responses are cached under BIOEVIDENCE_HTTP_CACHE (default STORE/http-cache).
+    --planner llm / --judge llm talk to an OpenAI-compatible server (--base-url or OPENAI_BASE_URL,
+    key from OPENAI_API_KEY) with --model.
     """
     from ..librarian.librarian import Librarian
 
-    if planner != "offline" or judge != "offline":
-        raise ConfigurationError("the LLM planner and judge are not available yet; use --planner offline "
-                                 "--judge offline")
+    llm = None
+    if planner == "llm" or judge == "llm":
+        if not model:
+            raise ConfigurationError("--planner llm / --judge llm need --model NAME (the name the server lists "
+                                     "at /v1/models)")
+        from ..loop.llm import LLM, OpenAITransport
+
+        llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
     if (question is None) == (questions is None):
         raise ConfigurationError("give either a QUESTION or --questions FILE.jsonl")
     interactive = sys.stderr.isatty() and not as_json and questions is None
@@ -113,12 +126,13 @@ def ask(question: str | None, questions: Path | None, backend: str, index_dir: P
                                      "full texts and search pages are pinned")
         live = EuropePMCBackend.from_env(store_dir, cache_dir=os.environ.get("BIOEVIDENCE_HTTP_CACHE"),
                                          progress=progress)
-        lib = Librarian(backend=live, references=references, progress=progress)
+        lib = Librarian(backend=live, references=references, progress=progress, planner=planner, judge=judge,
+                        llm=llm)
     else:
         if index_dir is None:
             raise ConfigurationError("--index DIR is required with --backend local; build one with "
                                      "`bioevidence index build SOURCE... --index DIR`")
-        lib = Librarian(index_dir, references=references, progress=progress)
+        lib = Librarian(index_dir, references=references, progress=progress, planner=planner, judge=judge, llm=llm)
     batch = _questions(questions) if questions is not None else [("", question or "")]
     for qid, text in batch:
         try:

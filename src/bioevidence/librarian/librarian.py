@@ -23,6 +23,7 @@ from .backend import Backend, Hit, LocalBackend, Scoring
 from .index import DocInfo, LocalIndex, PassageRow, idf_table
 from .judge import LexicalJudge, QueryTerms
 from .lexicon import Lexicon, default_lexicon
+from .llm_judge import Bundle, JudgeReport, LLMJudge
 from .planner import OfflinePlanner, Plan
 
 __all__ = ["Answer", "Librarian", "Paper", "Settings", "Span"]
@@ -166,6 +167,11 @@ def fuse(results: list[tuple[str, float, list[Hit]]]) -> list[Paper]:
 class Librarian:
     """``Librarian(index_dir).ask(question)``: offline planner, local backend, lexical judge.
 
+    ``planner="llm"`` / ``judge="llm"`` with ``llm=LLM(OpenAITransport(base_url), model)`` use the
+    LLM planner (:class:`~.llm_planner.LLMPlanner`, fields limited to the local index's when the
+    backend is local) and the LLM judge (:class:`~.llm_judge.LLMJudge`); pass configured
+    instances instead of the strings to change their knobs.
+
     ``backend=`` swaps the search backend (e.g. :class:`~.europepmc_backend.EuropePMCBackend`):
     a backend with ``materialise(docs, folder)`` gets the question's pool indexed in a temporary
     folder, so ranking and evidence work the same way as over a local index.
@@ -174,7 +180,7 @@ class Librarian:
     def __init__(self, index: str | Path | LocalIndex | None = None, *, backend: Backend | None = None,
                  lexicon: Lexicon | None = None, references: str | Path | None = None, use_lexicon: bool = True,
                  settings: Settings | None = None, scoring: Scoring | None = None,
-                 judge: LexicalJudge | None = None, planner: Any = None,
+                 judge: LexicalJudge | LLMJudge | str | None = None, planner: Any = None, llm: Any = None,
                  progress: Callable[[str], None] | None = None) -> None:
         if index is None and backend is None:
             raise ConfigurationError("give a local index folder or a backend; build an index with "
@@ -189,8 +195,23 @@ class Librarian:
                 if references is not None:
                     raise
                 lexicon = None
-        self.planner = planner or OfflinePlanner(lexicon)
-        self.judge = judge or LexicalJudge()
+        if (planner == "llm" or judge == "llm") and llm is None:
+            raise ConfigurationError("planner or judge 'llm' needs llm=LLM(OpenAITransport(base_url), model) "
+                                     "(bioevidence.loop.llm); or use 'offline'")
+        if planner == "llm":
+            from .llm_planner import LLMPlanner
+
+            planner = LLMPlanner(llm, local_only=backend is None)
+        elif planner in (None, "offline"):
+            planner = OfflinePlanner(lexicon)
+        if judge == "llm":
+            judge = LLMJudge(llm)
+        elif judge in (None, "offline"):
+            judge = LexicalJudge()
+        if isinstance(planner, str) or isinstance(judge, str):
+            raise ConfigurationError(f"planner {planner!r} / judge {judge!r}: use 'offline', 'llm' or an object")
+        self.planner = planner
+        self.judge: LexicalJudge | LLMJudge = judge
         self.progress = progress or (lambda message: None)
         self._idf: dict[str, float] | None = None
 
@@ -261,15 +282,23 @@ class Librarian:
         terms = QueryTerms.build(question, plan.expansions, idf)
         qtoks = list(terms.weights)
         pscores = index.scores("_P", qtoks) if pool else np.zeros(0)
-        top_fused = max((p.fused for p in pool), default=1.0) or 1.0
-        for paper in pool:
-            self._judge_paper(index, paper, terms, pscores)
-            best = max((sp.score for sp in paper.spans), default=0.0)
-            paper.score = paper.fused / top_fused + s.judge_weight * best
+        debug: dict[str, Any] = {}
+        if isinstance(self.judge, LLMJudge):
+            report = self._judge_llm(question, index, pool, pscores)
+            debug["judge"] = report.to_json()
+            rejected = ("the LLM judge gave no usable reply for any batch" if pool and not report.usable
+                        else "the LLM judge rejected every candidate")
+        else:
+            top_fused = max((p.fused for p in pool), default=1.0) or 1.0
+            for paper in pool:
+                self._judge_paper(index, paper, terms, pscores)
+                best = max((sp.score for sp in paper.spans), default=0.0)
+                paper.score = paper.fused / top_fused + s.judge_weight * best
+            rejected = "the judge rejected every candidate"
         accepted = sorted((p for p in pool if p.accepted), key=lambda p: (-p.score, p.doc.idx))
         fallback = None
         if pool and not accepted:
-            fallback = "the judge rejected every candidate; returning the unfiltered pool"
+            fallback = f"{rejected}; returning the unfiltered pool"
             for paper in pool:
                 self._lead(index, paper)
             chosen = pool[: top_k or s.top_k]
@@ -284,7 +313,7 @@ class Librarian:
                     n_ab += 1
                     chosen.append(p)
             chosen = chosen[: top_k or s.top_k]
-        debug = {"accepted": len(accepted), "final": len(chosen)}
+        debug.update(accepted=len(accepted), final=len(chosen))
         return Answer(question, plan, chosen, fallback, debug, s.scope)
 
     # ------------------------------------------------------------ per paper
@@ -304,17 +333,47 @@ class Librarian:
                 break
         return sorted(chosen, key=lambda r: r.ord)
 
+    def _judge_llm(self, question: str, index: LocalIndex, pool: list[Paper], pscores: Any) -> JudgeReport:
+        """Bundles (full text: abstract + BM25 excerpt; else the abstract) to the LLM judge; each cited
+        paper is accepted with its RRF score and its cited sentences (judge order, ~250 words)."""
+        assert isinstance(self.judge, LLMJudge)
+        bundles = []
+        for key, paper in enumerate(pool[: self.judge.max_papers] if self.judge.max_papers else pool):
+            rows = self._excerpt(index, paper, pscores)
+            if paper.doc.kind == "fulltext":
+                seen = {r.pidx for r in rows}
+                rows = sorted([*rows, *(r for r in index.passages(paper.doc.idx)
+                                        if r.kind == "abstract" and r.pidx not in seen)], key=lambda r: r.ord)
+            sentences = tuple((r, i) for r in rows for i in range(len(r.sentences)))
+            bundles.append(Bundle(key, "fulltext" if paper.doc.kind == "fulltext" else "abstract",
+                                  paper.doc.title, paper.doc.journal, paper.doc.year, sentences))
+        report = self.judge.judge(question, bundles)
+        for key, ruling in report.rulings.items():
+            paper = pool[key]
+            keep, words = [], 0
+            for n, (row, i) in enumerate(ruling.cited):
+                keep.append((1.0 / (n + 1), row, i))
+                words += len(row.text[row.sentences[i][0]: row.sentences[i][1]].split())
+                if words >= self.settings.words_per_paper:
+                    break
+            paper.spans = _spans(keep)
+            paper.accepted = bool(paper.spans)  # cited sentences too short to quote leave nothing to return
+            paper.score = ruling.score
+        return report
+
     def _judge_paper(self, index: LocalIndex, paper: Paper, terms: QueryTerms, pscores: Any) -> None:
         scored: list[tuple[float, PassageRow, int]] = []
+        judge = self.judge
+        assert isinstance(judge, LexicalJudge)
         for row in self._excerpt(index, paper, pscores):
             for i, (a, b) in enumerate(row.sentences):
-                scored.append((self.judge.score(row.text[a:b], terms), row, i))
-        good = [x for x in scored if self.judge.accepts(x[0])]
+                scored.append((judge.score(row.text[a:b], terms), row, i))
+        good = [x for x in scored if judge.accepts(x[0])]
         if not good:
             return
         paper.accepted = True
         best = max(x[0] for x in good)
-        good = [x for x in good if x[0] >= self.judge.keep_ratio * best]
+        good = [x for x in good if x[0] >= judge.keep_ratio * best]
         good.sort(key=lambda x: (-x[0], x[1].ord, x[2]))
         keep, words = [], 0
         for x in good:

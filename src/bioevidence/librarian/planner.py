@@ -46,6 +46,7 @@ class Plan:
     expansions: list[str] = field(default_factory=list)  # synonym words the judge may also credit
     rejected: list[tuple[str, list[str]]] = field(default_factory=list)
     fallback: str | None = None
+    model_calls: int = 0  # LLM calls the plan took (0 for the offline planner)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -55,6 +56,7 @@ class Plan:
                          for e in self.entities],
             "rejected": [{"query": q, "errors": e} for q, e in self.rejected],
             "fallback": self.fallback,
+            "model_calls": self.model_calls,
         }
 
 
