@@ -50,12 +50,12 @@ log = logging.getLogger("bioevidence.librarian.judge")
 RRF_K = 60
 
 
-def judge_schema(n: int) -> dict[str, Any]:
-    """The reply schema: ``{"relevant_ids": [up to n strings]}``."""
+def judge_schema() -> dict[str, Any]:
+    """The reply schema: ``{"relevant_ids": [strings]}``. No length cap and no id list: duplicates and
+    unknown ids are dropped, not a reason to ask again."""
     return {
         "type": "object", "additionalProperties": False, "required": ["relevant_ids"],
-        "properties": {"relevant_ids": {"type": "array", "maxItems": max(n, 1),
-                                        "items": {"type": "string", "maxLength": 40}}},
+        "properties": {"relevant_ids": {"type": "array", "items": {"type": "string", "maxLength": 40}}},
     }
 
 
@@ -220,7 +220,7 @@ class LLMJudge:
         problem: str | None = None
         ranked: list[tuple[Bundle, list[tuple[PassageRow, int]]]] = []
         try:
-            exchange = self.llm.complete_json(self.messages(question, batch), judge_schema(len(ids)),
+            exchange = self.llm.complete_json(self.messages(question, batch), judge_schema(),
                                               name="relevant_ids", temperature=self.temperature,
                                               max_tokens=self.max_tokens)
         except ModelError as exc:
