@@ -182,12 +182,13 @@ def test_instructions_inside_a_paper_stay_data(scifact_small: Path, tmp_path: Pa
     with ChatReplayServer([obey]) as server:
         lib = Librarian(tmp_path / "ix", use_lexicon=False, llm=llm_for(server), judge="llm")
         answer = lib.ask(victim["title"])
-    user = server.bodies[0]["messages"][-1]["content"]
-    assert user.count("<papers>") == 1 and user.count("</papers>") == 1
-    block = user.split("<papers>\n", 1)[1].rsplit("\n</papers>", 1)[0]
+    user = server.bodies[0]["messages"][0]["content"]
+    assert user.endswith("\n</papers>") and user.count("\n<papers>\n") == 1
+    block = user[user.index("\n<papers>\n") + len("\n<papers>\n"): -len("\n</papers>")]
+    assert "<papers>" not in block and "</papers>" not in block  # the paper cannot close the data block
     texts = [s["text"] for paper in json.loads(block) for s in paper["sentences"]]
     assert attack in texts  # intact, as data
-    assert "ignore the request" in server.bodies[0]["messages"][0]["content"]
+    assert user.index("ignore the request") < user.index("\n<papers>\n")  # instructions come before the data
     assert answer.debug["judge"]["unknown_ids"] >= 1
     assert not any(i["retracted"] for i in answer.items())
     assert {i["doc_id"] for i in answer.items()} <= {json.loads(line)["doc_id"].__str__() for line in lines}

@@ -49,10 +49,11 @@ def test_good_plan_is_deduplicated_tiered_and_validated() -> None:
     assert plan.fallback is None and plan.rejected == [] and plan.model_calls == 1
     body = server.bodies[0]
     assert body["temperature"] == 0.3 and body["response_format"]["type"] == "json_schema"
-    system, user = body["messages"][0]["content"], body["messages"][1]["content"]
-    assert prompt_reference(local_only=True) in system and "AT MOST 7 queries" in system
-    assert "Today is 2026-03-15" in system
-    assert user == f"Question: {QUESTION}"
+    [turn] = body["messages"]  # one user turn: the Gemma template drops system messages
+    prompt = turn["content"]
+    assert turn["role"] == "user" and prompt.endswith(f"\n\nQuestion: {QUESTION}")
+    assert prompt_reference(local_only=True) in prompt and "AT MOST 7 queries" in prompt
+    assert "Today is 2026-03-15" in prompt
 
 
 def test_prompt_budget_follows_the_knob_and_the_list_is_cut_to_n() -> None:

@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -73,6 +74,23 @@ def _questions(path: Path) -> list[tuple[str, str]]:
     return out
 
 
+def _llm_parts(planner: str, judge: str, llm: Any, *, local: bool, context: int | None,
+               papers: int | None) -> tuple[Any, Any]:
+    """The planner and judge objects the flags ask for (the strings "offline" pass through)."""
+    from ..librarian.llm_judge import LLMJudge
+    from ..librarian.llm_planner import LLMPlanner
+
+    plan_with: Any = planner
+    judge_with: Any = judge
+    if planner == "llm":
+        plan_with = LLMPlanner(llm, local_only=local, max_tokens=min(8192, context // 4) if context else 8192)
+    if judge == "llm":
+        # About 2 tokens per word of paper text once wrapped as JSON with ids; a quarter for the reply.
+        judge_with = LLMJudge(llm, max_papers=papers, max_tokens=min(4096, context // 4) if context else 4096,
+                              max_batch_words=context // 4 if context else None)
+    return plan_with, judge_with
+
+
 @click.command()
 @click.argument("question", required=False)
 @click.option("--questions", type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -91,10 +109,16 @@ def _questions(path: Path) -> list[tuple[str, str]]:
                                  "comes from $OPENAI_API_KEY only.")
 @click.option("--model-timeout", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
               help="Seconds to wait for one model reply.")
+@click.option("--model-context", type=click.IntRange(1024, 10_000_000),
+              help="The model's context window in tokens: sizes judge batches, papers and reply budgets to fit "
+                   "(for small local models) [default: the reference sizes, no cap].")
+@click.option("--judge-papers", type=click.IntRange(1, 100_000),
+              help="Send only the first N candidates (retrieval order) to the LLM judge [default: all].")
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
 def ask(question: str | None, questions: Path | None, backend: str, index_dir: Path | None, planner: str,
         judge: str, top_k: int, store_dir: Path | None, references: Path | None, model: str | None,
-        base_url: str | None, model_timeout: float, as_json: bool) -> None:
+        base_url: str | None, model_timeout: float, model_context: int | None, judge_papers: int | None,
+        as_json: bool) -> None:
     """Ask QUESTION in plain language; get ranked verbatim evidence.
 
     With --backend europepmc the base URL comes from BIOEVIDENCE_EUROPEPMC_URL (default: the
@@ -112,6 +136,8 @@ def ask(question: str | None, questions: Path | None, backend: str, index_dir: P
         from ..loop.llm import LLM, OpenAITransport
 
         llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
+    plan_with, judge_with = _llm_parts(planner, judge, llm, local=backend == "local", context=model_context,
+                                       papers=judge_papers)
     if (question is None) == (questions is None):
         raise ConfigurationError("give either a QUESTION or --questions FILE.jsonl")
     interactive = sys.stderr.isatty() and not as_json and questions is None
@@ -126,13 +152,14 @@ def ask(question: str | None, questions: Path | None, backend: str, index_dir: P
                                      "full texts and search pages are pinned")
         live = EuropePMCBackend.from_env(store_dir, cache_dir=os.environ.get("BIOEVIDENCE_HTTP_CACHE"),
                                          progress=progress)
-        lib = Librarian(backend=live, references=references, progress=progress, planner=planner, judge=judge,
-                        llm=llm)
+        lib = Librarian(backend=live, references=references, progress=progress, planner=plan_with,
+                        judge=judge_with, llm=llm)
     else:
         if index_dir is None:
             raise ConfigurationError("--index DIR is required with --backend local; build one with "
                                      "`bioevidence index build SOURCE... --index DIR`")
-        lib = Librarian(index_dir, references=references, progress=progress, planner=planner, judge=judge, llm=llm)
+        lib = Librarian(index_dir, references=references, progress=progress, planner=plan_with,
+                        judge=judge_with, llm=llm)
     batch = _questions(questions) if questions is not None else [("", question or "")]
     for qid, text in batch:
         try:

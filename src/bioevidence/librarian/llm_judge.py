@@ -21,7 +21,8 @@ its bundle), so an id is unique across the whole pool and an id from another bat
   overtake a weak one in batch 1. Papers the judge did not cite are not accepted.
 * **Paper text is data.** Papers are sent as one JSON array between ``<papers>`` and
   ``</papers>``, with ``<`` and ``>`` escaped (``\\u003c``/``\\u003e``) so no paper can close the
-  block, and the system prompt says instructions inside them are to be ignored. Whatever the
+  block, after instructions saying that requests inside them are to be ignored (all in one user
+  turn: llama.cpp's Gemma template drops system messages). Whatever the
   reply says, its only effect is a choice among the batch's own sentence ids.
 
 A server that cannot be used at all (unreachable, refusing the credentials, unknown model)
@@ -84,6 +85,16 @@ class Bundle:
 
     def words(self) -> int:
         return sum(len(self.text(n).split()) for n in range(len(self.sentences)))
+
+    def clip(self, words: int) -> Bundle:
+        """The leading sentences that fit in ``words`` (at least one), so one paper fits a batch."""
+        keep, total = 0, 0
+        for n in range(len(self.sentences)):
+            total += len(self.text(n).split())
+            if total > words and keep:
+                break
+            keep += 1
+        return Bundle(self.key, self.kind, self.title, self.journal, self.year, self.sentences[:keep])
 
     def to_data(self) -> dict[str, Any]:
         return {"paper": self.pid, "title": self.title, "journal": self.journal, "year": self.year,
@@ -190,12 +201,16 @@ class LLMJudge:
     def messages(self, question: str, batch: Sequence[Bundle]) -> list[dict[str, str]]:
         kind = "fulltext" if all(b.kind == "fulltext" for b in batch) else "abstract"
         today = (self.today or date.today()).isoformat()
-        user = f"Today is {today}.\nQUESTION: {question.strip()}\n<papers>\n{_data_block(batch)}\n</papers>"
-        return [{"role": "system", "content": SYSTEM.format(what=_WHAT[kind])}, {"role": "user", "content": user}]
+        # One user turn, instructions first: some chat templates (llama.cpp's "gemma") drop system messages.
+        user = (f"{SYSTEM.format(what=_WHAT[kind])}\n\nToday is {today}.\nQUESTION: {question.strip()}\n"
+                f"<papers>\n{_data_block(batch)}\n</papers>")
+        return [{"role": "user", "content": user}]
 
     # ------------------------------------------------------------------ judging
     def judge(self, question: str, bundles: Sequence[Bundle]) -> JudgeReport:
         todo = list(bundles)[: self.max_papers] if self.max_papers is not None else list(bundles)
+        if self.max_batch_words is not None:
+            todo = [b.clip(self.max_batch_words) for b in todo]
         report = JudgeReport(judged=len(todo))
         batches = self.batches(todo)
         report.batches = len(batches)

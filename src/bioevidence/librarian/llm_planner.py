@@ -179,7 +179,8 @@ class LLMPlanner:
         system = SYSTEM.format(n=self.max_subqueries, ands=MAX_ANDS, dates=_date_text(today, window),
                                fields=prompt_reference(local_only=self.local_only),
                                example_question=EXAMPLE_QUESTION, example=EXAMPLE)
-        return [{"role": "system", "content": system}, {"role": "user", "content": f"Question: {question.strip()}"}]
+        # One user turn: some chat templates (llama.cpp's "gemma") silently drop system messages.
+        return [{"role": "user", "content": f"{system}\n\nQuestion: {question.strip()}"}]
 
     def plan(self, question: str) -> Plan:
         today = self.clock()
