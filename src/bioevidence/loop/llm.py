@@ -10,11 +10,13 @@ Two layers, so tests and replays plug in at the wire and nothing of ours is mock
   trailing prose), checks them against the schema, retries once on a malformed reply (at
   temperature 0, stating the error), and logs one line per call (model, tokens, seconds).
 
-Structured output degrades by server: ``json_schema`` (OpenAI, vLLM, llama.cpp, Ollama…) →
-``json_object`` → plain prompting (the schema is then written into the prompt). A server that
-rejects a format with HTTP 400/422 is asked again one step down, and the adapter remembers the
-format that worked. Base URL and API key come from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``
-(the key never from a flag or a file); local servers need no key.
+Structured output degrades by server: ``json_schema`` (OpenAI, vLLM, llama.cpp's server,
+Ollama…) → ``json_object`` (with the schema under ``"schema"``, which llama-cpp-python's server
+turns into a grammar) → plain prompting (the schema is then written into the prompt). A server
+that rejects a format (HTTP 400/422, or an error naming ``response_format``) is asked again one
+step down, and the adapter remembers the format that worked. Base URL and API key come from
+``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` (the key never from a flag or a file); local servers
+need no key.
 
 >>> llm = LLM(OpenAITransport(), model="gemma-3-270m")          # doctest: +SKIP
 >>> llm.complete_json([{"role": "user", "content": "..."}], schema).value  # doctest: +SKIP
@@ -111,8 +113,9 @@ def translate_openai_error(exc: Exception, *, base_url: str, model: str, timeout
         return RetrievalError(f"the model server at {base_url} rejected the request (HTTP {status}): "
                               f"{_short(exc)}", url=base_url, status=status)
     if isinstance(exc, openai.InternalServerError):
-        return RetrievalError(f"the model server at {base_url} failed (HTTP {status}) after retries; check its "
-                              "log or try again", url=base_url, status=status, retryable=True)
+        return RetrievalError(f"the model server at {base_url} failed (HTTP {status}) after retries: "
+                              f"{_short(exc)}; check its log or try again", url=base_url, status=status,
+                              retryable=True)
     if isinstance(exc, openai.APIStatusError):
         return RetrievalError(f"the model server at {base_url} answered HTTP {status}: {_short(exc)}",
                               url=base_url, status=status, retryable=status is not None and status >= 500)
@@ -329,7 +332,9 @@ def _format_for(mode: str, schema: Mapping[str, Any], name: str) -> dict[str, An
     if mode == "json_schema":
         return {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema), "strict": True}}
     if mode == "json_object":
-        return {"type": "json_object"}
+        # "schema" is the llama.cpp / Anyscale extension of JSON mode (a grammar from the schema);
+        # servers without it ignore the key, and the schema is in the prompt as well.
+        return {"type": "json_object", "schema": dict(schema)}
     return None
 
 
@@ -392,7 +397,9 @@ class LLM:
             try:
                 return self._send(request, mode), mode, sent
             except RetrievalError as exc:
-                if exc.status not in (400, 422) or mode == "text":
+                # 400/422 is the usual refusal; some servers (llama-cpp-python) answer 500 naming the field.
+                refused = exc.status in (400, 422) or (exc.status is not None and "response_format" in exc.message)
+                if not refused or mode == "text":
                     raise
                 self.mode = FORMATS[FORMATS.index(mode) + 1]
                 self.log.warning("model server rejected response_format %s (HTTP %s); using %s from now on",

@@ -124,27 +124,18 @@ class Toolbox:
         if not query.strip():
             raise ConfigurationError("search needs a non-empty query")
         if self.index is not None:
-            return self._search_index(query)
+            return self._search_index(Path(self.index), query)
         return self._search_corpus(query)
 
-    def _search_index(self, query: str) -> list[dict[str, Any]]:
+    def _search_index(self, index: Path, query: str) -> list[dict[str, Any]]:
         if self._librarian is None:
             from ..librarian.librarian import Librarian
 
-            self._librarian = Librarian(self.index)  # type: ignore[arg-type]
+            self._librarian = Librarian(index)
         answer = self._librarian.ask(query, top_k=self.max_hits)
-        out: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        for item in answer.items():
-            paper = item["locator"].rsplit("#", 1)[0]
-            if paper in seen and len(out) >= self.max_hits:
-                continue
-            seen.add(paper)
-            out.append({"paper": paper, "title": _clip(item.get("title") or "", 160),
-                        "paragraph": item.get("paragraph_id"), "text": _clip(item["text"], self.snippet_chars)})
-            if len(out) >= self.max_hits:
-                break
-        return out
+        return [{"paper": item["locator"].rsplit("#", 1)[0], "title": _clip(item.get("title") or "", 160),
+                 "paragraph": item.get("paragraph_id"), "text": _clip(item["text"], self.snippet_chars)}
+                for item in answer.items()[: self.max_hits]]
 
     def _grounder_for(self) -> Any:
         if self._grounder is None:
