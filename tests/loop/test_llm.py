@@ -117,6 +117,29 @@ def test_server_rejecting_json_schema_steps_down_and_remembers() -> None:
     assert '"pmid"' in server.bodies[1]["messages"][-1]["content"]  # the schema moves into the prompt
 
 
+def test_server_answering_500_about_response_format_steps_down_too() -> None:
+    """llama-cpp-python's server answers an unknown response_format type with HTTP 500 naming the field."""
+    def llama_cpp(body: dict[str, Any]) -> str | Reply:
+        if (body.get("response_format") or {}).get("type") == "json_schema":
+            return Reply(500, b'{"error": {"message": "1 validation error: body.response_format.type: Input should '
+                              b'be text or json_object"}}', "application/json")
+        return json.dumps(GOOD)
+
+    with ChatReplayServer([llama_cpp]) as server:
+        llm = llm_for(server)
+        assert llm.complete_json(ASK, SCHEMA).value == GOOD
+    assert llm.mode == "json_object"
+    assert server.bodies[-1]["response_format"] == {"type": "json_object", "schema": SCHEMA}
+
+
+def test_a_500_about_something_else_is_an_error_not_a_fallback() -> None:
+    with ChatReplayServer([json.dumps(GOOD)]) as server:
+        server.fail(CHAT, Fault.http(500, body=b'{"error": {"message": "out of memory"}}'))
+        with pytest.raises(RetrievalError, match="out of memory"):
+            llm_for(server).complete_json(ASK, SCHEMA)
+    assert server.hits(CHAT) == 1
+
+
 def test_server_rejecting_every_format_falls_back_to_plain_prompting() -> None:
     def strict(body: dict[str, Any]) -> str | Reply:
         if body.get("response_format"):
