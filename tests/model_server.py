@@ -141,8 +141,12 @@ class LocalModel:
         cmd = [str(_model_python()), "-m", "llama_cpp.server", "--model", str(_gguf()), "--model_alias", self.name,
                "--chat_format", "gemma", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(self.n_ctx),
                "--n_threads", "2", "--n_batch", "512", "--verbose", "False"]
-        out = self.log_path.open("wb") if self.log_path else subprocess.DEVNULL
-        self.process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        if self.log_path is not None:
+            with self.log_path.open("wb") as out:  # the child keeps its own descriptor
+                self.process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        else:
+            self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL)
         try:
             self._wait()
         except BaseException:
