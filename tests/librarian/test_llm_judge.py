@@ -202,7 +202,7 @@ def test_cli_ask_with_llm_planner_and_judge(scifact_small: Path, monkeypatch: py
                                           "--planner", "llm", "--judge", "llm", "--model", "replay-model",
                                           "--base-url", server.base_url, "--json"])
     assert result.exit_code == 0, result.output
-    out = json.loads(result.output)
+    out = json.loads(result.stdout)
     assert [s["query"] for s in out["plan"]["subqueries"]] == ["cancer cells", "TITLE:cancer"]
     assert out["items"] and out["fallback"] is None and out["debug"]["judge"]["usable"] >= 1
     assert {b["model"] for b in server.bodies} == {"replay-model"}

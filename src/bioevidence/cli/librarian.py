@@ -74,8 +74,8 @@ def _questions(path: Path) -> list[tuple[str, str]]:
     return out
 
 
-def _llm_parts(planner: str, judge: str, llm: Any, *, local: bool, context: int | None,
-               papers: int | None) -> tuple[Any, Any]:
+def _llm_parts(planner: str, judge: str, llm: Any, *, local: bool, context: int | None, papers: int | None,
+               workers: int) -> tuple[Any, Any]:
     """The planner and judge objects the flags ask for (the strings "offline" pass through)."""
     from ..librarian.llm_judge import LLMJudge
     from ..librarian.llm_planner import LLMPlanner
@@ -87,7 +87,7 @@ def _llm_parts(planner: str, judge: str, llm: Any, *, local: bool, context: int 
     if judge == "llm":
         # About 2 tokens per word of paper text once wrapped as JSON with ids; a quarter for the reply.
         judge_with = LLMJudge(llm, max_papers=papers, max_tokens=min(4096, context // 4) if context else 4096,
-                              max_batch_words=context // 4 if context else None)
+                              max_batch_words=context // 4 if context else None, workers=workers)
     return plan_with, judge_with
 
 
@@ -114,11 +114,13 @@ def _llm_parts(planner: str, judge: str, llm: Any, *, local: bool, context: int 
                    "(for small local models) [default: the reference sizes, no cap].")
 @click.option("--judge-papers", type=click.IntRange(1, 100_000),
               help="Send only the first N candidates (retrieval order) to the LLM judge [default: all].")
+@click.option("--judge-workers", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Judge batches sent at once (1 for a local server that answers one request at a time).")
 @click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
 def ask(question: str | None, questions: Path | None, backend: str, index_dir: Path | None, planner: str,
         judge: str, top_k: int, store_dir: Path | None, references: Path | None, model: str | None,
         base_url: str | None, model_timeout: float, model_context: int | None, judge_papers: int | None,
-        as_json: bool) -> None:
+        judge_workers: int, as_json: bool) -> None:
     """Ask QUESTION in plain language; get ranked verbatim evidence.
 
     With --backend europepmc the base URL comes from BIOEVIDENCE_EUROPEPMC_URL (default: the
@@ -137,7 +139,7 @@ def ask(question: str | None, questions: Path | None, backend: str, index_dir: P
 
         llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
     plan_with, judge_with = _llm_parts(planner, judge, llm, local=backend == "local", context=model_context,
-                                       papers=judge_papers)
+                                       papers=judge_papers, workers=judge_workers)
     if (question is None) == (questions is None):
         raise ConfigurationError("give either a QUESTION or --questions FILE.jsonl")
     interactive = sys.stderr.isatty() and not as_json and questions is None
