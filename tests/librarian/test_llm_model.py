@@ -57,7 +57,7 @@ def local_model() -> Iterator[LocalModel]:
         if os.environ.get("CI"):
             pytest.fail(f"the local model is required under CI: {reason}")
         pytest.skip(reason)
-    with LocalModel() as model:  # no log_path: LocalModel leaves that file open (a ResourceWarning)
+    with LocalModel() as model:
         yield model
 
 
