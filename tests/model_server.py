@@ -13,8 +13,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -112,6 +115,12 @@ def model_unavailable() -> str | None:
     return None
 
 
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Linux: the server gets SIGKILL when the test process dies, so a killed run leaks no server."""
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -123,9 +132,13 @@ class LocalModel:
 
     name = "gemma-3-270m"
 
-    def __init__(self, *, startup_timeout: float = 120.0, n_ctx: int = 8192, log_path: Path | None = None) -> None:
+    def __init__(self, *, startup_timeout: float = 120.0, n_ctx: int = 8192, log_path: Path | None = None,
+                 threads: int | None = None) -> None:
         self.startup_timeout = startup_timeout
         self.n_ctx = n_ctx
+        # One thread by default: llama.cpp's threads spin at barriers, so two 2-thread servers (or a
+        # server beside another busy process) on 2 cores slow to a crawl; one thread stays near full speed.
+        self.threads = threads or int(os.environ.get("BIOEVIDENCE_MODEL_THREADS", "1"))
         self.log_path = log_path
         self.process: subprocess.Popen[bytes] | None = None
         self.base_url = os.environ.get("BIOEVIDENCE_MODEL_URL", "").rstrip("/")
@@ -140,13 +153,14 @@ class LocalModel:
         # The GGUF (the base model) carries no chat template: use Gemma's turn format, not llama-2's.
         cmd = [str(_model_python()), "-m", "llama_cpp.server", "--model", str(_gguf()), "--model_alias", self.name,
                "--chat_format", "gemma", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(self.n_ctx),
-               "--n_threads", "2", "--n_batch", "512", "--verbose", "False"]
+               "--n_threads", str(self.threads), "--n_batch", "512", "--verbose", "False"]
         if self.log_path is not None:
             with self.log_path.open("wb") as out:  # the child keeps its own descriptor
-                self.process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                self.process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                                preexec_fn=_die_with_parent)
         else:
             self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL)
+                                            stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
         try:
             self._wait()
         except BaseException:

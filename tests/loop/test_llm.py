@@ -38,6 +38,7 @@ TOLERATED = {
     "unopened-think-end": "reasoning about {braces} here</think>" + json.dumps(GOOD),
     "trailing-commas": '{"gene": "KRAS", "pmid": "24571676",}',
     "leading-prose": 'Sure! The answer is {"gene": "KRAS", "pmid": "24571676"} as requested.',
+    "broken-object-before-the-answer": 'Draft {not json} then {"gene": "KRAS", "pmid": "24571676"}',
     "comma-inside-string-kept": '{"gene": "KRAS,]", "pmid": "24571676"}',
 }
 
@@ -224,7 +225,8 @@ def test_nested_trailing_commas_are_dropped_outside_strings() -> None:
 @pytest.mark.parametrize(("text", "message"), [
     ("", "empty"), ("   \n", "empty"), ("no json here", "no JSON object"),
     ('{"a": 1', "not valid JSON"), ("<think>{\"a\": 1}</think>", "no JSON object"),
-], ids=["empty", "blank", "prose", "unterminated", "json-only-inside-reasoning"])
+    ('{"action": "submit", "draft": {"evidence": [{"locator": "p1"}, {"locator": "p', "Unterminated string"),
+], ids=["empty", "blank", "prose", "unterminated", "json-only-inside-reasoning", "cut-off-never-yields-inner-object"])
 def test_unusable_text_raises_naming_the_problem(text: str, message: str) -> None:
     with pytest.raises(ModelError, match=message):
         parse_json_reply(text)

@@ -202,6 +202,7 @@ class OpenAITransport:
 # ----------------------------------------------------------------------------- tolerant parsing
 _THINK = re.compile(r"<(think|thinking|reasoning|thought)>.*?</\1\s*>", re.S | re.I)
 _THINK_END = re.compile(r"</(think|thinking|reasoning|thought)\s*>", re.I)
+_OPEN = re.compile(r"[{\[]")
 _FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_+-]*[ \t]*\r?\n?(.*?)(?:```|$)", re.S)
 
 
@@ -233,17 +234,26 @@ def _drop_trailing_commas(text: str) -> str:
 
 
 def _decode_embedded(text: str) -> tuple[Any, str | None]:
-    """JSON at the first ``{``/``[`` that decodes (prose before and after is ignored)."""
+    """JSON at the first ``{``/``[`` that decodes (prose before and after is ignored).
+
+    After a start fails, the next one is looked for only past the point where decoding broke,
+    so an object nested inside a broken (e.g. cut-off) one is never taken for the answer.
+    """
     decoder = json.JSONDecoder()
     error: str | None = None
-    starts = [m.start() for m in re.finditer(r"[{\[]", text)][:50]
-    for start in starts:
+    at, tries = 0, 0
+    while tries < 50:
+        match = _OPEN.search(text, at)
+        if match is None:
+            break
+        tries += 1
         try:
-            value, _ = decoder.raw_decode(text, start)
+            value, _ = decoder.raw_decode(text, match.start())
             return value, None
         except json.JSONDecodeError as exc:
             if error is None:
                 error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            at = max(exc.pos, match.start() + 1)
     return _NOTHING, error or "no JSON object or array found in the reply"
 
 
