@@ -76,7 +76,7 @@ def _run(base_url: str, tasks: list[dict[str, Any]], out: Path, snapshots: Path,
     monkeypatch.setenv("OPENAI_BASE_URL", base_url)
     args = [str(tasks_file), "--profile", "literature-claim", "--model", LocalModel.name, "--out", str(out),
             "--snapshot-dir", str(snapshots), "--rounds", "2", "--temperature", "0.7", "--seed", "7",
-            "--timeout", "120", *extra]
+            "--timeout", "120", "--fold-system", *extra]
     start = time.perf_counter()
     code = agent.main(args, standalone_mode=False)
     seconds = time.perf_counter() - start

@@ -153,6 +153,24 @@ def test_server_rejecting_every_format_falls_back_to_plain_prompting() -> None:
     assert llm.mode == "text" and "response_format" not in server.bodies[-1]
 
 
+def test_a_prompt_over_the_context_window_is_an_error_not_a_format_refusal() -> None:
+    too_long = Reply(400, b'{"error": {"message": "This model\'s maximum context length is 2048 tokens; your '
+                          b'response_format json_schema request has 9000"}}', "application/json")
+    with ChatReplayServer([lambda body: too_long]) as server:
+        llm = llm_for(server)
+        with pytest.raises(RetrievalError, match="maximum context length"):
+            llm.complete_json(ASK, SCHEMA)
+    assert llm.mode == "json_schema" and server.hits(CHAT) == 1
+
+
+def test_fold_system_merges_the_system_prompt_into_the_first_user_turn() -> None:
+    with ChatReplayServer([json.dumps(GOOD)]) as server:
+        llm_for(server, fold_system=True).complete_json(ASK, SCHEMA)
+        llm_for(server, fold_system=True).complete(ASK)
+    for body in server.bodies:
+        assert body["messages"] == [{"role": "user", "content": "You answer in JSON.\n\nWhich gene?"}]
+
+
 def test_timeout_becomes_a_retryable_retrieval_error() -> None:
     with ChatReplayServer([json.dumps(GOOD)]) as server:
         server.fail(CHAT, Fault.slow(1.5))

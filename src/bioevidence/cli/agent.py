@@ -34,12 +34,14 @@ from .gate import _build_grounders, _grounding_options
 @click.option("--format", "mode", type=click.Choice(["json_schema", "json_object", "text"]), default="json_schema",
               show_default=True, help="Strongest structured-output format to ask for (steps down when rejected).")
 @click.option("--seed", type=int, help="Sampling seed sent to the server (when it honours one).")
+@click.option("--fold-system", is_flag=True,
+              help="Merge the system prompt into the first user message (chat templates without a system role).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON instead of a table.")
 @click.option("-v", "--verbose", is_flag=True, help="Log one line per model call on stderr.")
 @_grounding_options
 def agent(tasks_file: Path, profile_name: str, model: str, out_dir: Path, index: Path | None, rounds: int,
           max_tool_calls: int, max_tokens: int, temperature: float, timeout: float, mode: str, seed: int | None,
-          as_json: bool, verbose: bool, **grounding: Any) -> int:
+          fold_system: bool, as_json: bool, verbose: bool, **grounding: Any) -> int:
     """Answer each task with an evidence draft, checked by the gate and revised from its feedback.
 
     The model server comes from OPENAI_BASE_URL (and OPENAI_API_KEY when it needs one).
@@ -65,7 +67,7 @@ def agent(tasks_file: Path, profile_name: str, model: str, out_dir: Path, index:
         raise ConfigurationError("the agent needs a corpus for its tools: pass --snapshot-dir DIR and/or --index DIR")
     validator = Validator(profile, grounders=_build_grounders(profile, grounding))
     llm = LLM(OpenAITransport(timeout=timeout), model, temperature=temperature, max_tokens=max_tokens, mode=mode,
-              seed=seed)
+              seed=seed, fold_system=fold_system)
     runner = Agent(llm, validator, Toolbox(snapshot_dir, index), out_dir, profile=profile_name, rounds=rounds,
                    max_tool_calls=max_tool_calls, snapshot_dir=snapshot_dir,
                    progress=lambda message: click.echo(message, err=True))

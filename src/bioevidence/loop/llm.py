@@ -13,8 +13,9 @@ Two layers, so tests and replays plug in at the wire and nothing of ours is mock
 Structured output degrades by server: ``json_schema`` (OpenAI, vLLM, llama.cpp's server,
 Ollama…) → ``json_object`` (with the schema under ``"schema"``, which llama-cpp-python's server
 turns into a grammar) → plain prompting (the schema is then written into the prompt). A server
-that rejects a format (HTTP 400/422, or an error naming ``response_format``) is asked again one
-step down, and the adapter remembers the format that worked. Base URL and API key come from
+that refuses a format (an HTTP error naming ``response_format``/``json_schema``…, but not a
+prompt over the context window) is asked again one step down, and the adapter remembers the
+format that worked. Base URL and API key come from
 ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` (the key never from a flag or a file); local servers
 need no key.
 
@@ -338,6 +339,37 @@ class MalformedReply(ModelError):
         self.turns = tuple(turns)
 
 
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "structured output", "guided")
+_OVERFLOW_WORDS = ("context length", "context window", "maximum context", "too many tokens", "exceed")
+
+
+def _refuses_format(exc: RetrievalError) -> bool:
+    """Whether a server error says the structured-output format was refused (not, e.g., a long prompt).
+
+    Servers answer 400/422 (OpenAI, vLLM) or 500 (llama-cpp-python) naming the field; a prompt
+    over the context window is also a 400 and must not step the format down.
+    """
+    if exc.status is None:
+        return False
+    text = exc.message.lower()
+    if any(word in text for word in _OVERFLOW_WORDS):
+        return False
+    return any(word in text for word in _FORMAT_WORDS)
+
+
+def _fold_system(messages: tuple[Message, ...]) -> tuple[Message, ...]:
+    """System messages merged into the first user message (for chat templates without a system role)."""
+    system = "\n\n".join(m["content"] for m in messages if m.get("role") == "system")
+    rest = [dict(m) for m in messages if m.get("role") != "system"]
+    if not system:
+        return tuple(rest)
+    for m in rest:
+        if m.get("role") == "user":
+            m["content"] = system + "\n\n" + m["content"]
+            return tuple(rest)
+    return ({"role": "user", "content": system}, *rest)
+
+
 def _format_for(mode: str, schema: Mapping[str, Any], name: str) -> dict[str, Any] | None:
     if mode == "json_schema":
         return {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema), "strict": True}}
@@ -358,12 +390,13 @@ class LLM:
 
     ``mode`` is the strongest structured-output format to try (see :data:`FORMATS`); it steps
     down by itself when the server rejects one. ``seed`` is sent when set (servers that honour
-    it make runs repeatable).
+    it make runs repeatable). ``fold_system`` merges system messages into the first user message,
+    for chat templates that drop the system role (llama-cpp-python's ``gemma`` format does).
     """
 
     def __init__(self, transport: Transport, model: str, *, temperature: float = 0.2,
                  max_tokens: int | None = 1024, mode: str = "json_schema", seed: int | None = None,
-                 logger: logging.Logger | None = None) -> None:
+                 fold_system: bool = False, logger: logging.Logger | None = None) -> None:
         if mode not in FORMATS:
             raise ConfigurationError(f"structured-output mode {mode!r} is not one of {', '.join(FORMATS)}")
         if not model:
@@ -374,6 +407,7 @@ class LLM:
         self.max_tokens = max_tokens
         self.mode = mode
         self.seed = seed
+        self.fold_system = fold_system
         self.log = logger or log
         self.calls = 0
 
@@ -388,7 +422,8 @@ class LLM:
     def complete(self, messages: Sequence[Message], *, temperature: float | None = None,
                  max_tokens: int | None = None) -> ChatReply:
         """A plain-text reply (no format constraint)."""
-        request = ChatRequest(self.model, tuple(dict(m) for m in messages),
+        sent = tuple(dict(m) for m in messages)
+        request = ChatRequest(self.model, _fold_system(sent) if self.fold_system else sent,
                               self.temperature if temperature is None else temperature,
                               max_tokens or self.max_tokens, None, self.seed)
         return self._send(request, "text")
@@ -396,6 +431,8 @@ class LLM:
     def _send_json(self, messages: tuple[Message, ...], schema: Mapping[str, Any], name: str,
                    temperature: float, max_tokens: int | None) -> tuple[ChatReply, str, tuple[Message, ...]]:
         """Send with the strongest accepted format, stepping down on HTTP 400/422."""
+        if self.fold_system:
+            messages = _fold_system(messages)
         while True:
             mode = self.mode
             sent = messages
@@ -407,9 +444,7 @@ class LLM:
             try:
                 return self._send(request, mode), mode, sent
             except RetrievalError as exc:
-                # 400/422 is the usual refusal; some servers (llama-cpp-python) answer 500 naming the field.
-                refused = exc.status in (400, 422) or (exc.status is not None and "response_format" in exc.message)
-                if not refused or mode == "text":
+                if mode == "text" or not _refuses_format(exc):
                     raise
                 self.mode = FORMATS[FORMATS.index(mode) + 1]
                 self.log.warning("model server rejected response_format %s (HTTP %s); using %s from now on",
@@ -464,6 +499,6 @@ class LLM:
 def with_mode(llm: LLM, mode: str) -> LLM:
     """A copy of ``llm`` that starts from another structured-output mode (shares the transport)."""
     clone = LLM(llm.transport, llm.model, temperature=llm.temperature, max_tokens=llm.max_tokens, mode=mode,
-                seed=llm.seed, logger=llm.log)
+                seed=llm.seed, fold_system=llm.fold_system, logger=llm.log)
     return clone
 
