@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bioevidence.errors import InputError
-from bioevidence.io import canonical_json, dumps_line, parse_json
+from bioevidence.io import canonical_json, dumps_line, parse_json, parse_json_tracked
 
 TEXT = st.text(alphabet=st.sampled_from(list('ab:"\\{}[], \n\té\u2028\x7f\x01/')), max_size=8)
 SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False,
@@ -39,10 +39,30 @@ def test_any_duplicate_key_is_refused(obj: dict[str, Any], data: st.DataObject) 
             parse_json(candidate.encode("utf-8"))
 
 
+def _has_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_float(v) for v in value)
+    return False
+
+
 @settings(max_examples=400, deadline=None)
 @given(JSON)
 def test_canonical_json_is_byte_identical_to_the_reference_form(value: Any) -> None:
-    assert canonical_json(value) == json.dumps(value, sort_keys=True, separators=(",", ":")).encode("ascii")
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":")).encode("ascii")
+    assert canonical_json(value) == expected
+    if not _has_float(value):
+        assert canonical_json(value, floats=False) == expected  # the orjson path
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON)
+def test_tracked_parse_reports_floats_exactly(value: Any) -> None:
+    parsed, floats = parse_json_tracked(json.dumps(value).encode("utf-8"))
+    assert parsed == value and floats == _has_float(value)
 
 
 @settings(max_examples=200, deadline=None)

@@ -7,12 +7,11 @@ the full ``Report`` is decoded again only when an output format needs it.
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any
 
 from ..errors import InputError
@@ -52,7 +51,8 @@ class Result:
 def process(validator: Validator, job: Job) -> Result:
     """Parse and validate one job; an input error becomes an error result, never an exception."""
     try:
-        report = validator.validate(job.parse())
+        record, floats = job.parse()
+        report = validator.validate(record, floats=floats)
     except InputError as exc:
         error = InputError(exc.message, file=job.file, line=job.line)
         text = dumps_line({"file": job.file, "line": job.line, "error": error.kind, "message": error.message})
@@ -62,37 +62,42 @@ def process(validator: Validator, job: Job) -> Result:
     return Result(job.file, job.line, report.overall_status, dumps_line(located), None, report)
 
 
+# Set before forking: workers inherit the loaded validator and the jobs (copy-on-write) and are
+# sent only index ranges; they send back (status, JSON line, error message) per record.
 _WORKER: Validator | None = None
+_JOBS: list[Job] = []
 
 
-def _work(chunk: list[Job]) -> list[Result]:
+def _work(span: tuple[int, int]) -> list[tuple[str, str, str | None]]:
     assert _WORKER is not None
-    out = [process(_WORKER, job) for job in chunk]
-    for result in out:
-        result._report = None  # send the JSON line only
+    out = []
+    for job in _JOBS[span[0]:span[1]]:
+        result = process(_WORKER, job)
+        out.append((result.status, result.text, result.error.message if result.error else None))
     return out
-
-
-def _chunks(jobs: Iterable[Job], size: int) -> Iterator[list[Job]]:
-    it = iter(jobs)
-    while chunk := list(islice(it, size)):
-        yield chunk
 
 
 def run(jobs: list[Job], validator: Validator, *, workers: int | None = None) -> list[Result]:
     """Validate ``jobs`` in input order. With ``workers`` > 1, forked processes share the loaded
-    validator (grounder indexes included) copy-on-write; by default large batches use every core."""
+    validator (grounder indexes included) and the jobs copy-on-write; by default large batches use
+    every core."""
     if workers is None:
         workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_THRESHOLD else 1
     if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return [process(validator, job) for job in jobs]
-    global _WORKER
-    _WORKER = validator
+    global _WORKER, _JOBS
+    _WORKER, _JOBS = validator, jobs
+    gc.freeze()  # children's garbage collector then never walks (and copies) the inherited heap
     try:
+        spans = [(i, min(i + CHUNK, len(jobs))) for i in range(0, len(jobs), CHUNK)]
+        results: list[Result] = []
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            results: list[Result] = []
-            for part in pool.imap(_work, _chunks(jobs, CHUNK)):
-                results.extend(part)
-            return results
+            for (first, _), part in zip(spans, pool.imap(_work, spans), strict=True):
+                for offset, (status, text, message) in enumerate(part):
+                    job = jobs[first + offset]
+                    error = InputError(message, file=job.file, line=job.line) if message is not None else None
+                    results.append(Result(job.file, job.line, status, text, error))
+        return results
     finally:
-        _WORKER = None
+        gc.unfreeze()
+        _WORKER, _JOBS = None, []

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import MAX_BYTES, parse_json, parse_yaml, read_limited
+from ..io import MAX_BYTES, parse_json_tracked, parse_yaml, read_limited
 
 RECORD_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
@@ -27,13 +27,14 @@ class Job:
     kind: str = "json"
     error: InputError | None = None
 
-    def parse(self) -> Any:
-        """The record this job holds; ``InputError`` (naming file and line) when it is malformed."""
+    def parse(self) -> tuple[Any, bool]:
+        """The record this job holds and whether it may hold floats; ``InputError`` (naming file and
+        line) when it is malformed."""
         if self.error is not None:
             raise self.error
         if self.kind == "yaml":
-            return parse_yaml(self.data, file=self.file, what="record YAML")
-        return parse_json(self.data, file=self.file, line=self.line)
+            return parse_yaml(self.data, file=self.file, what="record YAML"), True
+        return parse_json_tracked(self.data, file=self.file, line=self.line)
 
 
 def expand(paths: Iterable[str | Path]) -> list[Path]:
