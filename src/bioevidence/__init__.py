@@ -23,6 +23,9 @@ from .errors import (
 )
 
 _LAZY: dict[str, str] = {
+    "LLM": "bioevidence.loop.llm",
+    "OpenAITransport": "bioevidence.loop.llm",
+    "Librarian": "bioevidence.librarian.librarian",
     "GrounderOptions": "bioevidence.gate.grounders.config",
     "build_grounders": "bioevidence.gate.grounders.config",
     "revise": "bioevidence.loop.revise",
@@ -52,6 +55,7 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
+    "LLM",
     "Attempt",
     "BioevidenceError",
     "BioevidenceWarning",
@@ -65,7 +69,9 @@ __all__ = [
     "Grounding",
     "InputError",
     "IntegrityError",
+    "Librarian",
     "ModelError",
+    "OpenAITransport",
     "Profile",
     "Report",
     "RetrievalError",
@@ -110,7 +116,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .gate.profiles import Profile, load_profile
     from .gate.report import Report
     from .gate.validator import Validator, validate
+    from .librarian.librarian import Librarian
     from .loop.draft import DraftBuilder, build_record, draft_json_schema, load_draft
+    from .loop.llm import LLM, OpenAITransport
     from .loop.queue import ReviewQueue
     from .loop.revise import Attempt, arevise, revise
     from .loop.stats import sample_size, upper_bound
