@@ -55,7 +55,6 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
-    "LLM",
     "Attempt",
     "BioevidenceError",
     "BioevidenceWarning",
@@ -69,6 +68,7 @@ __all__ = [
     "Grounding",
     "InputError",
     "IntegrityError",
+    "LLM",
     "Librarian",
     "ModelError",
     "OpenAITransport",
