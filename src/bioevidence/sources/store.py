@@ -17,7 +17,6 @@ import gzip
 import hashlib
 import os
 import re
-import tempfile
 import threading
 import zlib
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigurationError, IntegrityError, SourceError
+from ..io import atomic_write_bytes
 
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 _EXT_RE = re.compile(r"^[a-z0-9]{1,16}$")
@@ -221,17 +221,7 @@ class SnapshotStore:
                 if existing != target:
                     existing.unlink(missing_ok=True)
         payload = gzip.compress(data, compresslevel=6, mtime=0) if compress else data
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{sha[:16]}.", suffix=".tmp", dir=self.root)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(payload)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_bytes(target, payload)  # temp file in the folder + os.replace: safe with several writers
         return sha
 
     # -- checking ---------------------------------------------------------------------------
