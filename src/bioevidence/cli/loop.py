@@ -126,7 +126,7 @@ def review_add(records: tuple[Path, ...], queue_path: Path, profile_name: str | 
     with _open_queue(queue_path, must_exist=False) as queue:
         for path in records:
             for job in read_jobs(path):
-                value = job.parse()
+                value, _ = job.parse()
                 report = validator.validate(value)
                 if report.admitted:
                     click.echo(f"{path}: admitted, not queued")
