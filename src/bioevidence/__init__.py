@@ -1,7 +1,7 @@
 """bioevidence: the evidence layer for life-science AI agents.
 
 The supported public API is the sorted ``__all__`` below; everything else is internal.
-Names are imported lazily so ``import bioevidence`` stays cheap (no lxml, pronto, linkml,
+Names are imported lazily so ``import bioevidence`` stays cheap (no lxml, linkml,
 openai until a feature needs them).
 """
 
