@@ -85,6 +85,19 @@ class WorkMetadata:
         return ident.value if ident else None
 
 
+
+def status_flags(types: tuple[str, ...], retractions: list[Notice], concerns: list[Notice]) -> dict[str, Any]:
+    """Retraction and expression-of-concern fields of ``WorkMetadata``, from the publication types and
+    the notices a resolver linked (the same rule for every resolver)."""
+    lowered = {t.lower() for t in types}
+    return {
+        "retracted": "retracted publication" in lowered or bool(retractions),
+        "retraction_notices": tuple(retractions),
+        "expression_of_concern": "expression of concern" in lowered or bool(concerns),
+        "concern_notices": tuple(concerns),
+        "is_retraction_notice": "retraction of publication" in lowered,
+    }
+
 def _ids(*raw: object) -> tuple[PublicationId, ...]:
     out: list[PublicationId] = []
     for value in raw:
@@ -144,7 +157,6 @@ def _ncbi(doc: dict[str, Any], want: PublicationId | None) -> WorkMetadata:
             retractions.append(Notice("retraction", notice_id, str(ref.get("refsource", ""))))
         elif kind.startswith("expression of concern in"):
             concerns.append(Notice("expression_of_concern", notice_id, str(ref.get("refsource", ""))))
-    lowered = {t.lower() for t in types}
     return WorkMetadata(
         "ncbi",
         True,
@@ -154,11 +166,7 @@ def _ncbi(doc: dict[str, Any], want: PublicationId | None) -> WorkMetadata:
         journal=str(entry.get("fulljournalname") or entry.get("source") or ""),
         authors=tuple(str(a.get("name")) for a in entry.get("authors", []) or [] if a.get("name")),
         publication_types=types,
-        retracted="retracted publication" in lowered or bool(retractions),
-        retraction_notices=tuple(retractions),
-        expression_of_concern="expression of concern" in lowered or bool(concerns),
-        concern_notices=tuple(concerns),
-        is_retraction_notice="retraction of publication" in lowered,
+        **status_flags(types, retractions, concerns),
     )
 
 
@@ -169,7 +177,6 @@ def europepmc_result(result: dict[str, Any]) -> WorkMetadata:
     if isinstance(types_raw, str):
         types_raw = [t.strip() for t in types_raw.split(";")]
     types = tuple(str(t) for t in types_raw if t)
-    lowered = {t.lower() for t in types}
     retractions: list[Notice] = []
     concerns: list[Notice] = []
     for cc in (result.get("commentCorrectionList") or {}).get("commentCorrection", []) or []:
@@ -204,11 +211,7 @@ def europepmc_result(result: dict[str, Any]) -> WorkMetadata:
         authors=tuple(a for a in authors if a),
         abstract=_clean(result["abstractText"]) if result.get("abstractText") else None,
         publication_types=types,
-        retracted="retracted publication" in lowered or bool(retractions),
-        retraction_notices=tuple(retractions),
-        expression_of_concern="expression of concern" in lowered or bool(concerns),
-        concern_notices=tuple(concerns),
-        is_retraction_notice="retraction of publication" in lowered,
+        **status_flags(types, retractions, concerns),
         open_access=None if oa is None else (oa == "Y" and bool(pmcid)),
         license=_license(result.get("license")),
         cited_by=int(cited) if isinstance(cited, int | str) and str(cited).isdigit() else None,

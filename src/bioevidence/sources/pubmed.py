@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .identifiers import PublicationId, parse_identifier
-from .metadata import Notice, WorkMetadata, _year
+from .metadata import Notice, WorkMetadata, _year, status_flags
 from .xmlsafe import parse_xml, text_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,7 +36,6 @@ def parse_pubmed_article(article: etree._Element) -> WorkMetadata:
         if parsed is not None and parsed not in ids:
             ids.append(parsed)
     types = tuple(text_of(t) for t in art.iterfind("PublicationTypeList/PublicationType")) if art is not None else ()
-    lowered = {t.lower() for t in types}
     retractions: list[Notice] = []
     concerns: list[Notice] = []
     for cc in article.iter("CommentsCorrections"):
@@ -71,11 +70,7 @@ def parse_pubmed_article(article: etree._Element) -> WorkMetadata:
         authors=tuple(a for a in authors if a),
         abstract=" ".join(abstract_parts) or None,
         publication_types=types,
-        retracted="retracted publication" in lowered or bool(retractions),
-        retraction_notices=tuple(retractions),
-        expression_of_concern="expression of concern" in lowered or bool(concerns),
-        concern_notices=tuple(concerns),
-        is_retraction_notice="retraction of publication" in lowered,
+        **status_flags(types, retractions, concerns),
     )
 
 
