@@ -134,3 +134,21 @@ def corpus() -> Iterator[Any]:
                 yield dropped
                 yield _replace(base, (*path[:-1], "unknown_field"), "x")
     yield from (None, [], "record", 3, {"record_id": "x"})
+
+
+# A profile for records built from librarian output: a research summary needs a quote a grounder verified.
+LIBRARIAN_PROFILE = """\
+id: librarian-evidence
+version: "1"
+description: Claims resting on verbatim quotes the librarian returned.
+predicates: []
+subject_types: []
+object_types: []
+uses:
+  research_summary:
+    required_evidence_types: [literature_quote]
+    verified_evidence_types: [literature_quote]
+    require_human_acceptance: false
+    allow_llm_only: false
+    allow_string_match_only: true
+"""

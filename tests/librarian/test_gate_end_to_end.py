@@ -14,22 +14,8 @@ import pytest
 from bioevidence import Validator
 from bioevidence.gate.grounders.literature import LiteratureGrounder
 from bioevidence.librarian.librarian import Librarian, Settings
+from builders import LIBRARIAN_PROFILE as PROFILE
 
-PROFILE = """\
-id: librarian-evidence
-version: "1"
-description: Claims resting on verbatim quotes the librarian returned.
-predicates: []
-subject_types: []
-object_types: []
-uses:
-  research_summary:
-    required_evidence_types: [literature_quote]
-    verified_evidence_types: [literature_quote]
-    require_human_acceptance: false
-    allow_llm_only: false
-    allow_string_match_only: true
-"""
 SCOPE = ("NCBITaxon:9606",)
 N_CLAIMS = 12
 

@@ -27,27 +27,13 @@ from bioevidence.cli import cli
 from bioevidence.gate.grounders.literature import LiteratureGrounder
 from bioevidence.librarian.index import build_index
 from bioevidence.librarian.query import validate
+from builders import LIBRARIAN_PROFILE as PROFILE
 from model_server import LocalModel, model_unavailable
 
 N_QUESTIONS = 2
 PLAN_FALLBACKS = {"all subqueries rejected by the validator; searched unchanged"}
 JUDGE_FALLBACKS = {"the LLM judge rejected every candidate; returning the unfiltered pool",
                    "the LLM judge gave no usable reply for any batch; returning the unfiltered pool"}
-PROFILE = """\
-id: librarian-evidence
-version: "1"
-description: Claims resting on verbatim quotes the librarian returned.
-predicates: []
-subject_types: []
-object_types: []
-uses:
-  research_summary:
-    required_evidence_types: [literature_quote]
-    verified_evidence_types: [literature_quote]
-    require_human_acceptance: false
-    allow_llm_only: false
-    allow_string_match_only: true
-"""
 
 
 @pytest.fixture(scope="module")
