@@ -152,3 +152,23 @@ uses:
     allow_llm_only: false
     allow_string_match_only: true
 """
+
+
+def claim_record(n: int, pmid: str, sha: str, title: str, quote: str) -> dict[str, Any]:
+    """A complete ``literature-claim`` record: one quote (locator ``body``) from the paper ``pmid``."""
+    return {
+        "record_id": f"civic:{pmid}:{n}", "profile_id": "literature-claim", "requested_uses": ["research_summary"],
+        "statement": {
+            "id": "s", "statement_status": "proposed", "predicate": "associated_with",
+            "subject": {"id": "HGNC:6407", "label": "KRAS", "entity_type": "gene"},
+            "object": {"id": "MONDO:0005575", "label": "colorectal cancer", "entity_type": "disease"},
+            "scope": ["NCBITaxon:9606"],
+            "evidence_lines": [{"id": "l", "direction": "supports", "evidence_item_ids": ["e"]}]},
+        "source_artifacts": [{"id": "p", "title": title, "source_type": "publication", "uri": f"pmid:{pmid}",
+                              "version": "1", "retrieved_at": "2026-09-29T00:00:00Z", "sha256": sha,
+                              "observed_sha256": sha}],
+        "evidence_items": [{"id": "e", "source_artifact_id": "p", "locator": "body", "extracted_text": quote,
+                            "evidence_type": "publication_result", "extraction_method": "manual_curation",
+                            "scope": ["NCBITaxon:9606"]}],
+        "adjudications": [],
+    }

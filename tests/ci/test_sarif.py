@@ -71,7 +71,8 @@ def test_rules_carry_catalogue_metadata(log: dict[str, Any]) -> None:
         assert descriptor["shortDescription"]["text"].rstrip(".") in rule.message
         assert descriptor["fullDescription"]["text"] == rule.message
         assert descriptor["helpUri"] == f"{URL}#{rule.code.lower()}"
-        assert descriptor["defaultConfiguration"]["level"] == {"error": "error", "review": "warning"}[rule.severity]
+        levels = {"error": "error", "review": "warning", "warning": "warning", "info": "note"}
+        assert descriptor["defaultConfiguration"]["level"] == levels[rule.severity]
         assert descriptor["properties"]["route"] == rule.route
 
 

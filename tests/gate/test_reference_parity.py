@@ -63,7 +63,8 @@ def _ours(jobs: list[dict[str, Any]]) -> list[Any]:
     validators: dict[str, Validator] = {}
     out = []
     for job in jobs:
-        validator = validators.setdefault(job["profile"], Validator(job["profile"]))
+        # --no-grounding: 0.8.0 never checks quotes without a snapshot folder (our default sends them to review)
+        validator = validators.setdefault(job["profile"], Validator(job["profile"], grounding=False))
         report = validator.validate(job["record"])
         out.append([report.overall_status,
                     [[d.use, d.admission_status, d.reason_codes] for d in report.use_decisions],

@@ -36,7 +36,7 @@ def validator(snapshots: Path) -> Validator:
     return Validator("literature-claim", grounders=build_grounders(GrounderOptions(snapshot_dir=snapshots)))
 
 
-def draft(pmid: str = PMID, paragraph: str = "n14", quote: str = QUOTE) -> dict[str, Any]:
+def draft(pmid: str = PMID, paragraph: str = "n275", quote: str = QUOTE) -> dict[str, Any]:
     return {
         "profile": "literature-claim", "uses": ["research_summary"],
         "statement": {"subject": {"id": "HGNC:6407", "label": "KRAS", "type": "gene"},
@@ -82,7 +82,9 @@ def test_invented_pmid_is_fed_back_and_the_fixed_draft_goes_to_a_person(
     assert kinds[0] == "start" and kinds[-1] == "end" and kinds.count("tool") == 2
     search, read = [e for e in log if e["event"] == "tool"]
     assert search["ok"] and any(hit["paper"] == f"pmid:{PMID}" for hit in search["content"])
-    assert read["ok"] and any(p["id"] == "n14" for p in read["content"]["passages"])
+    # passage ids are the element's place in the JATS (n<position>), as 0.8.0 numbers paragraphs
+    shown = read["content"]["passages"]
+    assert read["ok"] and any(p["id"] == "n275" and p["text"].startswith(QUOTE[:40]) for p in shown)
     first, second = [e for e in log if e["event"] == "attempt"]
     assert first["outcome"] == "feedback" and "not in the pinned snapshot catalogue" in first["feedback"][0]
     assert second["outcome"] == "to_person" and second["report"]["verified_evidence_item_ids"]

@@ -46,7 +46,9 @@ def test_build_derives_ids_groups_lines_by_direction_and_is_deterministic() -> N
         {"id": f"{rid}/line/contradicts", "direction": "contradicts", "evidence_item_ids": [f"{rid}/evidence/2"]}]
     assert rec["source_artifacts"][0]["id"] == f"{rid}/source/paper"
     assert rec["source_artifacts"][0]["sha256"] == "ab" * 32  # hashes are lower-cased
-    assert Validator("literature-claim").validate(rec).reason_codes() == ["BEV004"]
+    # no literature grounder: its quote is unchecked (BEV029) unless grounding is explicitly off
+    assert Validator("literature-claim").validate(rec).reason_codes() == ["BEV004", "BEV029"]
+    assert Validator("literature-claim", grounding=False).validate(rec).reason_codes() == ["BEV004"]
 
 
 @pytest.mark.parametrize(("edit", "message"), [

@@ -65,8 +65,12 @@ def test_tables_captions_and_section_titles_are_passages(shared_data: Path) -> N
     article = parse_jats(path.read_bytes())
     root = tree(path)
     kinds = [p.kind for p in article.passages]
-    assert kinds.count("table") == len(list(root.iter("table-wrap"))) == 6  # captions only: tables as images
-    assert kinds.count("caption") == sum(1 for f in root.iter("fig") if f.find("caption") is not None)
+    assert kinds.count("table-caption") == len(list(root.iter("table-wrap"))) == 6
+    assert kinds.count("table") == 0  # this paper's tables are images: captions only
+    assert kinds.count("figure-caption") == sum(1 for f in root.iter("fig") if f.find("caption") is not None)
+    assert all(p.part == "caption" for p in article.passages if p.kind.endswith("-caption"))
+    labels = {" ".join("".join(w.find("label").itertext()).split()) for w in root.iter("table-wrap")}
+    assert labels == {p.label for p in article.passages if p.kind == "table-caption"}
     titles = {" ".join("".join(t.itertext()).split()) for sec in root.iter("sec") for t in sec.findall("title")}
     assert titles <= {p.text for p in article.passages if p.kind == "section-title"}
     article_title = " ".join("".join(root.find(".//article-title").itertext()).split())
@@ -80,25 +84,30 @@ def test_each_table_cell_is_one_line_of_its_table_passage(shared_data: Path) -> 
     tables = [p for p in article.passages if p.kind == "table"]
     assert len(tables) == len(wraps) == 3
     for wrap, passage in zip(wraps, tables, strict=True):
-        assert passage.id == wrap.get("id")
+        assert passage.id == f"{wrap.get('id')}-cells" and wrap.get("id") in passage.aliases
+        assert article.by_id(wrap.get("id")).kind == "table-caption"  # the table's own id names its caption
         lines = passage.match.split("\n")
         cells = [normalize("".join(c.itertext())) for c in wrap.iter("td", "th")]
         assert cells and all(c in lines for c in cells if c)  # a quote never spans two cells
+        assert len(passage.breaks) >= len([c for c in cells if c]) - 1
 
 
-def test_back_matter_is_flagged_and_references_are_not_passages(shared_data: Path) -> None:
+def test_back_matter_is_flagged_and_references_are_passages_with_their_cited_titles(shared_data: Path) -> None:
     path = shared_data / "jats" / PLOS
     article = parse_jats(path.read_bytes())
     root = tree(path)
     ack_text = normalize("".join(next(root.iter("ack")).itertext()))
     ack = [p for p in article.passages if p.section_type == "acknowledgements"]
-    assert ack and any(p.match in ack_text for p in ack)
+    assert ack and any(p.match in ack_text for p in ack) and all(p.part == "back-matter" for p in ack)
     assert not set(article.passages_for()) & set(ack)
-    ref_title = next(" ".join("".join(r.itertext()).split()) for ref in root.iter("ref")
-                     for r in ref.iter("article-title"))
-    assert len(ref_title.split()) > 4 and all(ref_title not in p.text for p in article.passages)
+    refs = list(root.iter("ref"))
+    references = [p for p in article.passages if p.part == "references"]
+    assert len(references) == len(refs) and not set(article.passages_for()) & set(references)
+    ref_title = next(" ".join("".join(r.itertext()).split()) for ref in refs for r in ref.iter("article-title"))
+    first = next(p for p in references if ref_title in p.text)
+    assert first.cited is not None and first.text[first.cited[0]:first.cited[1]] == ref_title
     abstract = [p for p in article.passages if p.section_type == "abstract"]
-    assert abstract and all(p.kind in ("paragraph", "section-title") for p in abstract)
+    assert abstract and all(p.part == "abstract" and p.kind in ("abstract", "section-title") for p in abstract)
 
 
 def test_entities_are_never_resolved() -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from ..gate.batch import Result
 from .lines import Locator, error_line
 
-LEVELS = {"error": "error", "review": "warning"}
+LEVELS = {"error": "error", "review": "warning", "warning": "warning", "info": "notice"}
 
 
 def escape_data(value: str) -> str:

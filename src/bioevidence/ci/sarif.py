@@ -28,7 +28,7 @@ from .lines import Locator, error_line
 from .summary import rules_url as default_rules_url
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-LEVELS = {"error": "error", "review": "warning"}
+LEVELS = {"error": "error", "review": "warning", "warning": "warning", "info": "note"}
 INPUT_ERROR = Rule("INPUT_ERROR", "error", "all", "operational", "input",
                    "The file could not be read as a record (invalid JSON or YAML, bad encoding, too large).")
 BASE_ID = "%SRCROOT%"

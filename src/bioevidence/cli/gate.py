@@ -39,12 +39,25 @@ def _grounding_options(f: Any) -> Any:
     return f
 
 
-def _build_grounders(profile: Any, options: dict[str, Any]) -> list[Any]:
-    """Grounders from the command-line flags, else from the profile's ``grounders:`` section."""
+def _build_grounders(profile: Any, options: dict[str, Any], *, grounding: bool = True) -> list[Any]:
+    """Grounders from the command-line flags, else from the profile's ``grounders:`` section, else
+    the configured home store (``$BIOEVIDENCE_STORE`` / ``$BIOEVIDENCE_HOME/store``)."""
     flags = {k: v for k, v in options.items() if v}
-    if not flags and not (profile is not None and profile.grounders):
+    if not grounding:
+        if flags:
+            raise click.UsageError(f"--no-grounding turns grounding off; drop --{next(iter(flags)).replace('_', '-')}")
         return []
     from ..gate.grounders.config import GrounderOptions, build_grounders, options_from_profile, parse_term_roots
+
+    if not flags and not (profile is not None and profile.grounders):
+        from ..sources.store import home_store
+
+        home = home_store()
+        if home is None:
+            return []
+        if not home.is_dir():
+            raise ConfigurationError(f"BIOEVIDENCE_STORE={home} is not a folder; point it at a snapshot folder")
+        return build_grounders(GrounderOptions(snapshot_dir=home))
 
     if flags:
         chosen = GrounderOptions(
@@ -69,18 +82,26 @@ def _build_grounders(profile: Any, options: dict[str, Any]) -> list[Any]:
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the output here (atomically) instead of stdout.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: all cores for large batches).")
+@click.option("--no-grounding", is_flag=True,
+              help="Check no quote against its paper, as bioai-evidence-validator 0.8.0 without --snapshot-dir "
+                   "(otherwise such evidence goes to review, BEV029); the report records it.")
 @_grounding_options
 def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None, fmt: str | None, output: Path | None,
-             workers: int | None, **grounding: Any) -> None:
+             workers: int | None, no_grounding: bool, **grounding: Any) -> None:
     """Validate evidence records and decide each requested use.
 
     PATHS are record files (.json, .yaml, .yml), JSONL files of one record per line, or folders
     searched recursively. Exit code: 0 admitted, 1 rejected, 2 review required, 3 input error
     (for a batch: 3 if any input error, else 1 if any rejected, else 2 if any review).
 
+    Quotes from papers are checked against the pinned papers of --snapshot-dir (or a profile's
+    grounders, or $BIOEVIDENCE_STORE); with none, such evidence goes to review (BEV029) unless
+    --no-grounding says to accept it unchecked.
+
     \b
     Examples:
       bioevidence validate record.json
+      bioevidence validate claims/ --snapshot-dir snapshots/ --format text
       bioevidence validate records/ --profile literature-claim --format text
       bioevidence validate batch.jsonl --format markdown -o summary.md
       git diff --name-only main | bioevidence validate --files-from -
@@ -106,7 +127,8 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
         if profile_name:
             protected.append(resolve_profile_path(profile_name))
         refuse_overwrite(output, protected)
-    validator = Validator(profile, grounders=_build_grounders(profile, grounding))
+    validator = Validator(profile, grounders=_build_grounders(profile, grounding, grounding=not no_grounding),
+                          grounding=not no_grounding)
     jobs = [job for f in files for job in read_jobs(f)]
     results = run(jobs, validator, workers=workers)
     for r in results:

@@ -186,11 +186,56 @@ def _independent_review(record: Record, decisions: list[dict[str, Any]], use: st
     return [Finding("BEV021", "review", message, "$.adjudications", [use])]
 
 
+def unchecked_publications(record: Record) -> list[Finding]:
+    """BEV029: publication evidence validated with no literature grounder (nothing checked its quotes).
+
+    A source is a paper when it is declared ``publication`` or its ``uri`` is a ``pmid:``,
+    ``pmcid:`` or ``doi:`` identifier (the literature grounder's own rule, without the store).
+    """
+    from ..sources.identifiers import parse_identifier
+
+    papers = {s["id"] for s in record["source_artifacts"]
+              if s.get("source_type") == "publication" or parse_identifier(s.get("uri")) is not None}
+    cited = [item for item in record["evidence_items"] if item["source_artifact_id"] in papers]
+    if not cited:
+        return []
+    quotes = sum(1 for item in cited if isinstance(item.get("extracted_text"), str) and item["extracted_text"].strip())
+    if quotes == 1:
+        what = "1 quote was not checked against its paper"
+    elif quotes:
+        what = f"{quotes} quotes were not checked against their papers"
+    elif len(cited) == 1:
+        what = "1 evidence item cites a paper that was not checked"
+    else:
+        what = f"{len(cited)} evidence items cite papers that were not checked"
+    return [Finding("BEV029", "review", f"{what}: run `bioevidence ground` or pass --snapshot-dir "
+                    "(or --no-grounding to accept unchecked quotes)", "$.evidence_items", record["requested_uses"])]
+
+
+def quote_parts(record: Record, profile: Profile, located: Iterable[Any]) -> list[Finding]:
+    """BEV032: a verified quote from a part of the paper the profile's ``quote_parts`` leaves out."""
+    allowed = profile.quote_parts
+    if not allowed:
+        return []
+    index = {item["id"]: i for i, item in enumerate(record["evidence_items"])}
+    out = []
+    for location in located:
+        if location.part not in allowed:
+            out.append(Finding("BEV032", "review", f"the quote is from the {location.part} part of the paper "
+                               f"({location.section or location.label or location.passage}); this profile quotes "
+                               f"only {', '.join(allowed)}", f"$.evidence_items[{index.get(location.item_id, 0)}]"
+                               ".extracted_text", record["requested_uses"]))
+    return out
+
+
 def decide(requested_uses: list[str], findings: list[Finding]) -> list[dict[str, Any]]:
-    """Per-use decisions: rejected on any relevant error, review on any relevant review, else admitted."""
+    """Per-use decisions: rejected on any relevant error, review on any relevant review, else admitted.
+
+    ``warning`` and ``info`` findings block nothing and are not reason codes."""
     decisions = []
     for use in requested_uses:
-        relevant = [f for f in findings if f.rule_id in ("SCHEMA", "RECORD_INTEGRITY") or use in f.blocking_uses]
+        relevant = [f for f in findings if f.severity in ("error", "review")
+                    and (f.rule_id in ("SCHEMA", "RECORD_INTEGRITY") or use in f.blocking_uses)]
         status = ("rejected" if any(f.severity == "error" for f in relevant) else
                   "review_required" if any(f.severity == "review" for f in relevant) else "admitted")
         decisions.append({"use": use, "admission_status": status,

@@ -23,9 +23,43 @@ from .rules import rule
 
 
 @dataclass(frozen=True, slots=True)
+class QuoteLocation:
+    """Where a grounder found an evidence item's quote in its pinned source.
+
+    ``part`` is one of :data:`bioevidence.text.jats.PARTS`; ``passage`` the passage id;
+    ``start``/``end`` offsets into the passage's printed text (the quote is that slice).
+    """
+
+    item_id: str
+    part: str
+    passage: str
+    kind: str = ""
+    section: str = ""
+    label: str = ""
+    start: int = 0
+    end: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"evidence_item_id": self.item_id, "part": self.part, "passage": self.passage,
+                               "kind": self.kind, "start": self.start, "end": self.end}
+        if self.section:
+            out["section"] = self.section
+        if self.label:
+            out["label"] = self.label
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> QuoteLocation:
+        return cls(str(data["evidence_item_id"]), str(data["part"]), str(data["passage"]), str(data.get("kind", "")),
+                   str(data.get("section", "")), str(data.get("label", "")), int(data.get("start", 0)),
+                   int(data.get("end", 0)))
+
+
+@dataclass(frozen=True, slots=True)
 class Grounding:
     findings: list[Finding] = field(default_factory=list)
     verified: frozenset[str] = frozenset()
+    quotes: tuple[QuoteLocation, ...] = ()
 
 
 @runtime_checkable
@@ -36,8 +70,11 @@ class Grounder(Protocol):
 
 
 def finding(code: str, message: str, field_path: str, uses: Iterable[str], fix: Fix | None = None) -> Finding:
-    """A grounder finding with the catalogue's severity, blocking every requested use."""
-    return Finding(code, rule(code).severity, message, field_path, list(uses), fix)
+    """A grounder finding with the catalogue's severity, blocking every requested use (a
+    ``warning`` or ``info`` finding blocks none)."""
+    severity = rule(code).severity
+    blocking = list(uses) if severity in ("error", "review") else []
+    return Finding(code, severity, message, field_path, blocking, fix)
 
 
 def requested_uses(record: dict[str, Any]) -> list[str]:

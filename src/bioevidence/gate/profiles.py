@@ -5,7 +5,9 @@ allowlists for predicate, subject type and object type (empty = any), and per us
 contract (``required_evidence_types``, ``require_human_acceptance``, ``allow_llm_only``,
 ``allow_string_match_only``, optional ``verified_evidence_types`` and
 ``require_independent_review``). An optional ``grounders:`` section names the pinned
-releases the profile runs. Built-in profiles are the YAML files in ``profiles/``
+releases the profile runs; an optional ``quote_parts:`` list restricts the parts of a paper a
+quote may come from (``[title, abstract, body]``; a quote from elsewhere goes to review, BEV032).
+Built-in profiles are the YAML files in ``profiles/``
 (discovered, not listed in code); any path to a YAML file works too.
 """
 
@@ -48,6 +50,7 @@ class Profile:
     path: Path | None = None
     grounders: Mapping[str, Any] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict)
+    quote_parts: tuple[str, ...] = ()  # parts of a paper quotes may come from (empty: every part)
 
     def allowlist(self, key: str) -> tuple[str, ...]:
         return {"predicates": self.predicates, "subject_types": self.subject_types,
@@ -99,7 +102,7 @@ def parse_profile(data: bytes, *, source: str = "<profile>", path: Path | None =
         predicates=tuple(raw["predicates"]), subject_types=tuple(raw["subject_types"]),
         object_types=tuple(raw["object_types"]), uses=uses,
         sha256=hashlib.sha256(data).hexdigest(), path=path,
-        grounders=dict(raw.get("grounders") or {}), raw=raw,
+        grounders=dict(raw.get("grounders") or {}), raw=raw, quote_parts=tuple(raw.get("quote_parts") or ()),
     )
 
 

@@ -3,9 +3,11 @@
 Keys and meanings follow bioai-evidence-validator 0.8.0 (validator, versions, the profile,
 schema and canonical-input hashes, ``validated_at``, ``schema_valid``, ``overall_status``,
 ``findings``, ``use_decisions``, and ``grounding`` only when grounders ran). Additions are
-optional: ``record_id`` (null when unreadable), inside findings ``fix``, and
+optional: ``record_id`` (null when unreadable), inside findings ``fix``,
 ``verified_evidence_item_ids`` (sorted ids of the items a grounder confirmed against their
-pinned source; present only when there are any, so reports without grounders keep their shape).
+pinned source), ``quote_locations`` (where each verified quote is: part, passage, offsets) and
+``grounding_off`` (``--no-grounding`` was asked for); each present only when it has content, so
+reports without grounders keep their shape.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .findings import Finding
+from .grounding import QuoteLocation
 
 EXIT_CODES = {"admitted": 0, "rejected": 1, "review_required": 2}
 
@@ -49,6 +52,8 @@ class Report:
     grounding: list[str] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     verified: frozenset[str] = frozenset()
+    quotes: tuple[QuoteLocation, ...] = ()
+    grounding_off: bool = False
 
     @property
     def admitted(self) -> bool:
@@ -59,7 +64,8 @@ class Report:
         return EXIT_CODES[self.overall_status]
 
     def reason_codes(self) -> list[str]:
-        return sorted({f.rule_id for f in self.findings})
+        """Codes of the findings that decide (``error`` and ``review``), sorted."""
+        return sorted({f.rule_id for f in self.findings if f.severity in ("error", "review")})
 
     def decision(self, use: str) -> str:
         for d in self.use_decisions:
@@ -89,6 +95,10 @@ class Report:
             out["grounding"] = list(self.grounding)
         if self.verified:
             out["verified_evidence_item_ids"] = sorted(self.verified)
+        if self.quotes:
+            out["quote_locations"] = [q.to_dict() for q in self.quotes]
+        if self.grounding_off:
+            out["grounding_off"] = True
         out.update(self.extra)
         return out
 
@@ -100,7 +110,7 @@ class Report:
         known = {"validator", "validator_version", "record_id", "profile_id", "profile_version", "profile_sha256",
                  "schema_version", "schema_sha256", "schema_sources", "input_sha256", "validated_at",
                  "schema_valid", "overall_status", "findings", "use_decisions", "grounding",
-                 "verified_evidence_item_ids"}
+                 "verified_evidence_item_ids", "quote_locations", "grounding_off"}
         return cls(
             validator=data["validator"], validator_version=data["validator_version"],
             profile_id=data["profile_id"], profile_version=data["profile_version"],
@@ -113,5 +123,7 @@ class Report:
                            for d in data["use_decisions"]],
             record_id=data.get("record_id"), grounding=data.get("grounding"),
             verified=frozenset(data.get("verified_evidence_item_ids") or ()),
+            quotes=tuple(QuoteLocation.from_dict(q) for q in data.get("quote_locations") or ()),
+            grounding_off=bool(data.get("grounding_off", False)),
             extra={k: v for k, v in data.items() if k not in known},
         )

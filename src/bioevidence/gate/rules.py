@@ -1,16 +1,18 @@
 """The rule catalogue: every code the gate can emit, with its fixed severity, scope and route.
 
 Codes and meanings match bioai-evidence-validator 0.8.0 (26 ``BEV`` codes plus ``SCHEMA`` and
-``RECORD_INTEGRITY``) so the same record gets the same codes; BEV027, BEV028 and
+``RECORD_INTEGRITY``) so the same record gets the same codes; BEV027-BEV033 and
 GROUNDER_FAILURE are ours (findings the reference cannot make).
 
-* severity: ``error`` rejects a use, ``review`` sends it to a person.
+* severity: ``error`` rejects a use, ``review`` sends it to a person; ``warning`` (a fixable
+  slip that does not change the verdict) and ``info`` (a note) block nothing.
 * scope: ``all`` blocks every requested use, ``use`` only the use it names.
 * route: where the feedback loop sends the finding. ``fixable`` goes back to the model as an
   exact correction; ``judgment`` and ``policy`` go to a person and are never fed back (a model
   is not asked to hide evidence against its own answer); ``cannot-confirm`` goes to a person
   because no model can fix it (missing open full text, unconfirmable source); ``operational``
-  is a pipeline fault (re-pin the source) reported to the operator.
+  is a pipeline fault (re-pin the source) reported to the operator; ``note`` is shown and never
+  acted on.
 
 ``docs/rules.md`` is generated from this module (``python -m bioevidence.gate.rules``).
 """
@@ -19,7 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ROUTES = ("fixable", "judgment", "policy", "cannot-confirm", "operational")
+ROUTES = ("fixable", "judgment", "policy", "cannot-confirm", "operational", "note")
+SEVERITIES = ("error", "review", "warning", "info")
+#: Severities that decide a use (the others are shown, never blocking).
+BLOCKING = frozenset({"error", "review"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +82,8 @@ CATALOGUE: tuple[Rule, ...] = (
        "position beyond the chromosome end, table row)."),
     _r("BEV017", "error", "all", "fixable", "grounders",
        "The record disagrees with its pinned source (wrong paper or title, record hash differs, quote not in "
-       "the paper or not at the named paragraph, label is not the term's name, wrong build, table value)."),
+       "the paper, cut inside a word or dropping a negating prefix, a changed citation marker, label is not the "
+       "term's name, wrong build, table value)."),
     _r("BEV018", "review", "all", "fixable", "domain grounders (none built in)",
        "The source holds evidence the record leaves out."),
     _r("BEV019", "error", "all", "fixable", "literature",
@@ -102,6 +108,20 @@ CATALOGUE: tuple[Rule, ...] = (
     _r("BEV028", "review", "all", "judgment", "literature",
        "The quote stops mid-sentence just before a negation or restriction (not, no, without, except, only in, "
        "in mice); the rest of the sentence is named."),
+    _r("BEV029", "review", "all", "operational", "validator",
+       "Publication evidence was validated with no literature source, so its quotes were not checked against "
+       "their papers: run `bioevidence ground` or pass --snapshot-dir (or --no-grounding to accept that)."),
+    _r("BEV030", "warning", "all", "fixable", "literature",
+       "The quote is in the paper but not where its locator says; the right locator is named (the verdict "
+       "does not change)."),
+    _r("BEV031", "info", "all", "note", "literature",
+       "The quote was verified outside the main text (reference list, caption, table, footnote, back matter, "
+       "supplementary material, sub-article); the part is named."),
+    _r("BEV032", "review", "all", "policy", "validator",
+       "The quote comes from a part of the paper the profile's quote_parts does not allow."),
+    _r("BEV033", "error", "all", "fixable", "literature",
+       "The source's declared source_type contradicts its pinned bytes or identifier (a paper declared "
+       "web_page, dataset_snapshot or local_file)."),
     _r("GROUNDER_FAILURE", "error", "all", "operational", "validator",
        "A grounder failed while checking the record; it is not admitted (fail closed). Report the message."),
 )
@@ -131,11 +151,12 @@ def render_markdown() -> str:
         "Generated from `src/bioevidence/gate/rules.py` by `python -m bioevidence.gate.rules`;"
         " a test fails when this file is stale.",
         "",
-        "* **severity**: `error` rejects a use; `review` sends it to a person.",
+        "* **severity**: `error` rejects a use; `review` sends it to a person; `warning` and `info` block"
+        " nothing (a slip with its fix, a note).",
         "* **scope**: `all` blocks every requested use; `use` only the use named in `blocking_uses`.",
         "* **route**: `fixable` findings go back to the model as exact corrections; `judgment` and `policy`"
         " go to a person and are never fed back; `cannot-confirm` goes to a person because no model can fix"
-        " it; `operational` is a pipeline fault for the operator.",
+        " it; `operational` is a pipeline fault for the operator; `note` is shown and never acted on.",
         "",
         "| code | severity | scope | route | emitted by | meaning |",
         "|---|---|---|---|---|---|",

@@ -5,9 +5,12 @@
 
 1. JSON Schema (SCHEMA findings stop here);
 2. integrity (RECORD_INTEGRITY findings stop here);
-3. each grounder's ``ground`` once (findings + verified item ids);
+3. each grounder's ``ground`` once (findings + verified item ids + where quotes were found);
+   publication evidence with no literature grounder is BEV029 (review) unless grounding is
+   off (``grounding=False``, the CLI's ``--no-grounding``); a quote from a part the profile's
+   ``quote_parts`` leaves out is BEV032 (review);
 4. fixed checks and per-use contracts (BEV001-BEV013, BEV020, BEV021);
-5. per-use decisions and the overall status.
+5. per-use decisions and the overall status (``warning`` and ``info`` findings block nothing).
 
 Fail closed: an exception inside a grounder becomes a GROUNDER_FAILURE finding (error).
 """
@@ -25,7 +28,7 @@ from ..errors import ConfigurationError, InputError
 from ..io import canonical_json
 from . import checks
 from .findings import Finding
-from .grounding import Grounder
+from .grounding import Grounder, QuoteLocation
 from .profiles import Profile, builtin_profiles, load_profile
 from .report import Report, UseDecision
 from .schema import CompiledSchema, record_schema
@@ -48,9 +51,14 @@ class Validator:
     """
 
     def __init__(self, profile: str | Path | Profile | None = None, *, grounders: Sequence[Grounder] = (),
-                 clock: Callable[[], str] = _now, schema: CompiledSchema | None = None) -> None:
+                 clock: Callable[[], str] = _now, schema: CompiledSchema | None = None,
+                 grounding: bool = True) -> None:
+        if not grounding and grounders:
+            raise ConfigurationError("grounding=False (--no-grounding) turns grounding off; pass no grounders with it")
         self.schema = schema or record_schema()
         self.grounders = list(grounders)
+        self.grounding = grounding
+        self.literature = any(getattr(g, "grounds_literature", False) for g in self.grounders)
         self.clock = clock
         self._profiles: dict[str, Profile] = {}
         self._builtins = builtin_profiles() if profile is None else {}
@@ -95,6 +103,7 @@ class Validator:
                                            f"({', '.join(self._builtins)}); pass --profile PATH to its YAML file.",
                                            "$.profile_id", uses))
         verified: set[str] = set()
+        located: list[QuoteLocation] = []
         if not findings:
             grounded: list[Finding] = []
             for grounder in self.grounders:
@@ -107,6 +116,10 @@ class Validator:
                     continue
                 verified |= result.verified
                 grounded.extend(result.findings)
+                located.extend(result.quotes)
+            if self.grounding and not self.literature:
+                grounded.extend(checks.unchecked_publications(record))
+            grounded.extend(checks.quote_parts(record, profile, located))
             findings = checks.contracts(record, profile, verified) + grounded
         decisions = checks.decide(uses, findings)
         return Report(
@@ -128,12 +141,17 @@ class Validator:
             use_decisions=[UseDecision(d["use"], d["admission_status"], d["reason_codes"]) for d in decisions],
             grounding=[g.name for g in self.grounders] if self.grounders else None,
             verified=frozenset(verified),
+            quotes=tuple(located),
+            grounding_off=not self.grounding,
         )
 
 
 def validate(record: Any, *, profile: str | Path | Profile | None = None,
-             grounders: Sequence[Grounder] = ()) -> Report:
-    """Validate one record; ``profile`` defaults to the built-in named by its ``profile_id``."""
+             grounders: Sequence[Grounder] = (), grounding: bool = True) -> Report:
+    """Validate one record; ``profile`` defaults to the built-in named by its ``profile_id``.
+
+    Publication evidence needs a literature grounder (``grounders``) or it goes to review
+    (BEV029); ``grounding=False`` accepts unchecked quotes explicitly, as 0.8.0 did."""
     if profile is not None and not isinstance(profile, str | Path | Profile):
         raise ConfigurationError("profile must be a built-in name, a path or a Profile")
-    return Validator(profile, grounders=grounders).validate(record)
+    return Validator(profile, grounders=grounders, grounding=grounding).validate(record)

@@ -190,7 +190,9 @@ def _value(value: Any) -> str:
 
 
 def feedback_lines(record: Any, report: Report) -> list[str]:
-    """One line per fixable finding (de-duplicated): location, message, and the fix when known."""
+    """One line per fixable finding (de-duplicated): location, message, and the fix when known.
+
+    Fixable warnings (a locator naming the wrong passage) ride along when there is a round."""
     lines = []
     for f in report.findings:
         if route_of(f) != "fixable":
@@ -206,7 +208,8 @@ def _decide(report: Report) -> tuple[str, str, tuple[str, ...]]:
     """(outcome, reason, routes present) for a validated attempt (before the round limit applies)."""
     if report.admitted:
         return "admitted", "admitted", ()
-    routes = tuple(sorted({route_of(f) for f in report.findings}))
+    # only findings that decide route a record: a warning or a note never starts a round
+    routes = tuple(sorted({route_of(f) for f in report.findings if f.severity in ("error", "review")}))
     if "fixable" in routes:
         return "feedback", "fixable findings", routes
     return "to_person", ", ".join(routes) or "not admitted", routes

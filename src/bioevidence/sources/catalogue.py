@@ -34,7 +34,7 @@ from .store import SHA256_RE
 CATALOGUE_NAME = "literature.json"
 CATALOGUE_VERSION = 1
 REQUIRED_KEYS = ("fulltext_sha256", "license", "metadata_sha256", "resolver", "retrieved_at", "urls")
-RESOLVERS = ("ncbi", "europepmc", "crossref")
+RESOLVERS = ("ncbi", "europepmc", "crossref", "local")
 
 __all__ = ["CATALOGUE_NAME", "Catalogue", "Work"]
 

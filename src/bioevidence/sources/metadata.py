@@ -6,7 +6,9 @@
 * Europe PMC search JSON (a whole ``/search`` page, ``resultType=core`` or ``lite``) or a single
   result object from it;
 * Crossref work JSON (``{"message-type": "work", "message": {...}}``) or its bare ``message``;
-* PubMed efetch XML (``<PubmedArticleSet>``), parsed by :mod:`bioevidence.sources.pubmed`.
+* PubMed efetch XML (``<PubmedArticleSet>``), parsed by :mod:`bioevidence.sources.pubmed`;
+* a JATS article (resolver ``local``: a file pinned as its own metadata), by
+  :mod:`bioevidence.sources.jats_meta`.
 
 Retraction rules follow the reference (validator §3.3): NCBI publication type "Retracted
 Publication" or a "Retraction in" reference; Europe PMC publication type "retracted
@@ -47,7 +49,7 @@ class Notice:
 class WorkMetadata:
     """What a resolver said about one work."""
 
-    source: str  # "ncbi" | "europepmc" | "crossref" | "pubmed"
+    source: str  # "ncbi" | "europepmc" | "crossref" | "pubmed" | "local"
     found: bool
     ids: tuple[PublicationId, ...] = ()
     title: str = ""
@@ -319,6 +321,12 @@ def parse_metadata(data: bytes, *, want: object = None, file: str | None = None)
     wanted = parse_identifier(want) if want is not None else None
     head = data.lstrip()[:1]
     if head == b"<":
+        from ..text.jats import is_jats
+
+        if is_jats(data):
+            from .jats_meta import parse_jats_metadata
+
+            return parse_jats_metadata(data, file=file)
         from .pubmed import parse_pubmed_xml
 
         return parse_pubmed_xml(data, want=wanted, file=file)

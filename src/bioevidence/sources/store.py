@@ -240,3 +240,16 @@ class SnapshotStore:
             if check_sha256(sha) and self.find(sha) is None:
                 problems.append(Problem("missing", sha, str(self.root / sha), "referenced but not in the store"))
         return problems
+
+
+def home_store() -> Path | None:
+    """The configured home snapshot folder, or ``None``: ``$BIOEVIDENCE_STORE``, else
+    ``$BIOEVIDENCE_HOME/store`` when it holds a ``literature.json``. ``validate`` grounds
+    publication evidence against it when no ``--snapshot-dir`` or profile grounder is given."""
+    explicit = os.environ.get("BIOEVIDENCE_STORE")
+    if explicit:
+        return Path(explicit)
+    home = os.environ.get("BIOEVIDENCE_HOME")
+    if home and (Path(home) / "store" / "literature.json").is_file():
+        return Path(home) / "store"
+    return None

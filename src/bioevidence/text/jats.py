@@ -1,61 +1,70 @@
-"""JATS full text as passages: what a quote may be taken from, and what a librarian may show.
+"""JATS full text as passages: every part of an article a reader can read, and quote.
 
 :func:`parse_jats` turns pinned JATS bytes (a PMC ``pmc-articleset`` or a bare ``article``) into
-an :class:`Article`: the title, the abstract, and the body as an ordered tuple of
-:class:`Passage` (paragraphs with their section, section titles, figure captions, tables (one
-passage per table, cells separated so a quote never spans two cells) and table footnotes),
-plus back matter (acknowledgements, funding, notes) flagged so a librarian can drop it with
-:meth:`Article.passages_for`. The reference list is not a passage.
+an :class:`Article` whose passages cover the whole article, each tagged with its **part**:
 
-Parsing is safe: no DTD loading, no entity resolution, no network (``resolve_entities=False,
-no_network=True, load_dtd=False``). Inline ``<xref ref-type="bibr">`` markers (bracketed,
-parenthesised or superscript) are kept in a passage's ``text`` but replaced by
-:data:`~bioevidence.text.normalize.CITATION` in its ``match`` form, and their texts are listed
-in ``Article.markers`` so a quote that copied them can still be matched.
+=================  ==========================================================================
+part               what
+=================  ==========================================================================
+``title``          article title, subtitle, translated titles
+``abstract``       every abstract (structured, graphical, teaser, author summary, digest, …)
+``body``           body paragraphs, section titles, lists, boxed text, quotes, definitions
+``caption``        figure, table and box captions
+``table``          table cells (one passage per table; a quote never spans two cells)
+``footnote``       table footnotes, footnotes (``fn-group``), author notes
+``back-matter``    acknowledgements, funding, competing interests, author contributions,
+                   data availability, appendices, glossary, notes
+``supplementary``  supplementary-material captions
+``references``     the reference list, one passage per cited work (its title marked)
+``sub-article``    decision letters, author responses and other sub-articles
+=================  ==========================================================================
+
+A passage's ``text`` is readable text as printed (inline markup flattened, whitespace collapsed),
+citation markers included; ``markers`` gives their spans (``<xref ref-type="bibr">``, superscript
+citations, plain ``[12]`` and ``(Smith et al., 2001)``) and ``breaks`` the offsets no quote may
+cross (between table cells, after a caption's label). ``match`` is the canonical form with
+citation markers removed (what the librarian shows and cuts sentences from).
+
+Passage ids are the element's ``id`` or ``n<position>`` (the element's place in document order),
+the scheme bioai-evidence-validator 0.8.0 uses for paragraphs and titles, so its ``…#n12``
+locators still name the same text; ``aliases`` lists the 0.8.0 ids a passage covers.
+
+Parsing is safe: no DTD loading, no entity resolution, no network.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..errors import InputError
-from .normalize import CITATION, marker_key, normalize
 
 #: Section types a librarian drops by default (no claims are quoted from them).
 BACK_MATTER = frozenset({
     "acknowledgements", "funding", "references", "competing-interests", "author-contributions",
-    "data-availability", "supplementary-material", "abbreviations", "notes",
+    "data-availability", "supplementary-material", "abbreviations", "notes", "appendix", "footnotes",
 })
 
-_SECTION_TYPES = (
-    ("intro", re.compile(r"^(intro|background)", re.I)),
-    ("methods", re.compile(r"method|materials|patients and|study design|experimental procedures", re.I)),
-    ("results", re.compile(r"^results?\b|^findings", re.I)),
-    ("discussion", re.compile(r"^discussion", re.I)),
-    ("conclusions", re.compile(r"^conclu", re.I)),
-    ("acknowledgements", re.compile(r"acknowledg", re.I)),
-    ("funding", re.compile(r"funding|financial support|grant", re.I)),
-    ("competing-interests", re.compile(r"competing|conflicts? of interest|disclosure|coi", re.I)),
-    ("author-contributions", re.compile(r"author.{0,3}contribution|author-contrib", re.I)),
-    ("data-availability", re.compile(r"data.availability|availability of data", re.I)),
-    ("supplementary-material", re.compile(r"supplementary|supporting information", re.I)),
-    ("abbreviations", re.compile(r"abbreviations", re.I)),
-)
+#: Every part, in the order a quote found in several places is attributed (main text first).
+PARTS = ("title", "abstract", "body", "caption", "table", "footnote", "back-matter", "supplementary",
+         "references", "sub-article")
+
+#: Parts whose quotes are verified with an ``info`` note naming the part (BEV031).
+NOTED_PARTS = frozenset(PARTS) - {"title", "abstract", "body"}
 
 
 @dataclass(frozen=True, slots=True)
 class Passage:
-    """One unit of text a quote can be taken from.
+    """One unit of text a quote can be taken from (see module docstring).
 
-    ``kind``: ``title``, ``abstract``, ``section-title``, ``paragraph``, ``caption`` (figure),
-    ``table`` (caption and cells; cells separated by line breaks in ``match``), ``table-foot``.
-    ``section``: the heading path (``"Results / EGFR mutations"``); ``section_type``: a
-    normalised type (``intro``, ``methods``, ``results``, ``discussion``, ``conclusions``,
-    ``abstract``, back-matter types of :data:`BACK_MATTER`, or ``""``).
-    ``text``: readable text with whitespace collapsed; ``match``: canonical form for matching.
+    ``kind`` is the element it comes from: ``title``, ``subtitle``, ``abstract``, ``paragraph``,
+    ``section-title``, ``list-item``, ``definition``, ``boxed-text``, ``quote``, ``figure-caption``,
+    ``table-caption``, ``box-caption``, ``table``, ``table-footnote``, ``footnote``,
+    ``author-note``, ``supplementary-caption``, ``reference``. ``section`` is the heading path
+    (``"Results / EGFR mutations"``); ``section_type`` a normalised type (``intro``, ``methods``,
+    ``results``, ``discussion``, ``conclusions``, ``abstract``, back-matter types, or ``""``);
+    ``label`` the printed label (``Table 2``, ``Figure 3``, ``12`` for a reference); ``cited``
+    the span of the cited work's title in a reference.
     """
 
     id: str
@@ -64,10 +73,27 @@ class Passage:
     section_type: str
     text: str
     match: str
+    part: str = "body"
+    label: str = ""
+    markers: tuple[tuple[int, int], ...] = ()
+    breaks: tuple[int, ...] = ()
+    aliases: tuple[str, ...] = ()
+    cited: tuple[int, int] | None = None
 
     @property
     def back_matter(self) -> bool:
-        return self.section_type in BACK_MATTER
+        return self.section_type in BACK_MATTER or self.part in ("back-matter", "references", "footnote",
+                                                                  "supplementary")
+
+    def describe(self) -> str:
+        """Where the passage is, for a person: ``the reference list (12)``, ``Table 2``, ``Results``."""
+        if self.part == "references":
+            return f"the reference list ({self.label})" if self.label else "the reference list"
+        if self.label:
+            return self.label
+        if self.part in ("title", "abstract"):
+            return f"the {self.part}"
+        return self.section or self.part
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,216 +105,44 @@ class Article:
 
     def by_id(self, passage_id: str) -> Passage | None:
         for passage in self.passages:
-            if passage.id == passage_id:
+            if passage.id == passage_id or passage_id in passage.aliases:
                 return passage
         return None
 
-    def passages_for(self, *, kinds: Iterable[str] | None = None, back_matter: bool = False) -> list[Passage]:
+    def passages_for(self, *, kinds: Iterable[str] | None = None, parts: Iterable[str] | None = None,
+                     back_matter: bool = False) -> list[Passage]:
         """Passages a librarian shows: by default every kind, without back matter."""
         wanted = frozenset(kinds) if kinds is not None else None
+        wanted_parts = frozenset(parts) if parts is not None else None
         return [p for p in self.passages
-                if (back_matter or not p.back_matter) and (wanted is None or p.kind in wanted)]
-
-
-def _local(el: Any) -> str:
-    tag = el.tag
-    if not isinstance(tag, str):
-        return ""
-    return tag.rsplit("}", 1)[-1]
-
-
-_BLOCKS = frozenset({"p", "fig", "table-wrap", "list", "boxed-text", "sec", "table-wrap-foot",
-                     "def-list", "disp-quote", "fn"})
-_SKIP = frozenset({"annotation", "object-id", "alt-text"})
-_SPACE = re.compile(r"\s+")
-
-
-def _is_citation_sup(el: Any) -> bool:
-    """A ``<sup>`` holding only bibliography xrefs and separators (a superscript citation)."""
-    refs = [c for c in el if _local(c) == "xref"]
-    if not refs or any(c.get("ref-type") != "bibr" for c in refs) or len(refs) != len(el):
-        return False
-    rest = (el.text or "") + "".join(c.tail or "" for c in refs)
-    return not re.sub(r"[\s,;\-\u2013\u2014\[\]()]", "", rest)
-
-
-class _Text:
-    """Collects an element's text twice: readable, and with citation markers as placeholders."""
-
-    def __init__(self) -> None:
-        self.plain: list[str] = []
-        self.match: list[str] = []
-        self.markers: list[str] = []
-
-    def add(self, text: str | None) -> None:
-        if text:
-            self.plain.append(text)
-            self.match.append(text)
-
-    def walk(self, el: Any, skip_blocks: bool = True) -> None:
-        self.add(el.text)
-        for child in el:
-            tag = _local(child)
-            if (tag == "xref" and child.get("ref-type") == "bibr") or (tag == "sup" and _is_citation_sup(child)):
-                label = "".join(child.itertext())
-                self.plain.append(label)
-                self.match.append(CITATION)
-                self.markers.append(label)
-            elif (skip_blocks and tag in _BLOCKS) or tag in _SKIP:
-                pass
-            else:
-                self.walk(child, skip_blocks)
-            self.add(child.tail)
-
-    def result(self) -> tuple[str, str]:
-        plain = _SPACE.sub(" ", "".join(self.plain)).strip()
-        return plain, normalize("".join(self.match))
-
-
-def _section_type(sec: Any, title: str, inherited: str) -> str:
-    if inherited == "abstract":
-        return inherited
-    declared = (sec.get("sec-type") or "").lower()
-    for name, pattern in _SECTION_TYPES:
-        if declared and pattern.search(declared.replace("|", " ")):
-            return name
-    for name, pattern in _SECTION_TYPES:
-        if pattern.search(title):
-            return name
-    return inherited
-
-
-class _Builder:
-    def __init__(self) -> None:
-        self.passages: list[Passage] = []
-        self.markers: set[str] = set()
-        self.used: set[str] = set()
-
-    def emit(self, el: Any, kind: str, section: str, stype: str, text: str, match: str) -> None:
-        if not match:
-            return
-        pid = el.get("id") if el is not None else None
-        if not pid or pid in self.used:
-            pid = f"n{len(self.passages) + 1}"
-        self.used.add(pid)
-        self.passages.append(Passage(pid, kind, section, stype, text, match))
-
-    def text_of(self, el: Any, skip_blocks: bool = True) -> tuple[str, str]:
-        collector = _Text()
-        collector.walk(el, skip_blocks)
-        self.markers.update(marker_key(m) for m in collector.markers)
-        return collector.result()
-
-    def section(self, sec: Any, path: tuple[str, ...], stype: str) -> None:
-        title_el = next((c for c in sec if _local(c) == "title"), None)
-        title = self.text_of(title_el)[0] if title_el is not None else ""
-        child_type = _section_type(sec, title, stype)
-        child_path = (*path, title) if title else path
-        if title_el is not None:
-            self.emit(title_el, "section-title", " / ".join(child_path), child_type, *self.text_of(title_el))
-        self.block(sec, child_path, child_type)
-
-    def block(self, el: Any, path: tuple[str, ...], stype: str) -> None:
-        """Emit passages for ``el``'s children in document order."""
-        for child in el:
-            tag = _local(child)
-            if tag == "sec":
-                self.section(child, path, stype)
-            elif tag == "p":
-                self.emit(child, "paragraph", " / ".join(path), stype, *self.text_of(child))
-                self.block(child, path, stype)
-            elif tag in ("fig", "supplementary-material", "media", "graphic", "chem-struct-wrap"):
-                self.caption(child, "caption", path, stype)
-            elif tag == "table-wrap":
-                self.table(child, path, stype)
-            elif tag in ("title", "label", "ref-list", "caption") or tag in _SKIP:
-                continue
-            else:
-                self.block(child, path, stype)
-
-    def caption(self, el: Any, kind: str, path: tuple[str, ...], stype: str) -> None:
-        caption = next((c for c in el if _local(c) == "caption"), None)
-        label = next((c for c in el if _local(c) == "label"), None)
-        parts = [self.text_of(x) for x in (label, caption) if x is not None]
-        if caption is not None:
-            parts = [self.text_of(label)] if label is not None else []
-            for c in caption:
-                if _local(c) in ("title", "p"):
-                    parts.append(self.text_of(c))
-        text = " ".join(p[0] for p in parts if p[0])
-        match = "\n".join(p[1] for p in parts if p[1])
-        self.emit(el, kind, " / ".join(path), stype, text, match)
-
-    def table(self, el: Any, path: tuple[str, ...], stype: str) -> None:
-        cells: list[tuple[str, str]] = []
-        for c in el:
-            if _local(c) == "label":
-                cells.append(self.text_of(c))
-            elif _local(c) == "caption":
-                cells.extend(self.text_of(x) for x in c if _local(x) in ("title", "p"))
-        for cell in el.iter():
-            if _local(cell) in ("td", "th"):
-                cells.append(self.text_of(cell, skip_blocks=False))
-        text = " | ".join(t for t, _ in cells if t)
-        self.emit(el, "table", " / ".join(path), stype, text, "\n".join(m for _, m in cells if m))
-        for foot in el:
-            if _local(foot) == "table-wrap-foot":
-                self.emit(foot, "table-foot", " / ".join(path), stype, *self.text_of(foot, skip_blocks=False))
-
-
-def _parser() -> Any:
-    from lxml import etree
-
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
-                           remove_comments=True, remove_pis=True)
+                if (back_matter or not p.back_matter) and (wanted is None or p.kind in wanted)
+                and (wanted_parts is None or p.part in wanted_parts)]
 
 
 def parse_jats(data: bytes, *, source: str | None = None) -> Article:
     """Parse JATS bytes into an :class:`Article`; malformed XML is an ``InputError`` naming the source."""
     from lxml import etree
 
+    from .jats_walk import Walker, local
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
+                             remove_comments=True, remove_pis=True)
     try:
-        root = etree.fromstring(data, _parser())
+        root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as exc:
         raise InputError(f"JATS full text is not well-formed XML ({exc}); re-pin the full text",
                          file=source) from exc
-    article = root if _local(root) == "article" else next(
-        (el for el in root.iter() if _local(el) == "article"), None)
+    article = root if local(root) == "article" else next(
+        (el for el in root.iter() if local(el) == "article"), None)
     if article is None:
         raise InputError("no <article> element in the JATS full text; pin a PMC JATS article", file=source)
-    builder = _Builder()
-    front = next((c for c in article if _local(c) == "front"), None)
-    meta = next((c for c in front if _local(c) == "article-meta"), None) if front is not None else None
-    title = ""
-    ids: dict[str, str] = {}
-    if meta is not None:
-        for el in meta:
-            tag = _local(el)
-            if tag == "article-id" and el.get("pub-id-type") and el.text:
-                ids.setdefault(el.get("pub-id-type"), el.text.strip())
-            elif tag == "title-group":
-                title_el = next((c for c in el if _local(c) == "article-title"), None)
-                if title_el is not None:
-                    title, match = builder.text_of(title_el)
-                    builder.emit(title_el, "title", "", "title", title, match)
-        for el in meta:
-            if _local(el) in ("abstract", "trans-abstract"):
-                for sec_title in (c for c in el if _local(c) == "title"):
-                    builder.emit(sec_title, "section-title", "Abstract", "abstract", *builder.text_of(sec_title))
-                builder.block(el, ("Abstract",), "abstract")
-    for part in article:
-        tag = _local(part)
-        if tag == "body":
-            builder.block(part, (), "")
-        elif tag == "back":
-            for child in part:
-                ctag = _local(child)
-                if ctag == "ref-list":
-                    continue
-                if ctag == "sec":
-                    builder.section(child, (), "notes")
-                    continue
-                ctype = {"ack": "acknowledgements", "app-group": "supplementary-material",
-                         "glossary": "abbreviations"}.get(ctag, "notes")
-                builder.block(child, (), ctype)
-    return Article(title=title, passages=tuple(builder.passages), ids=ids, markers=frozenset(builder.markers))
+    walker = Walker(root)
+    walker.article(article)
+    return Article(title=walker.title, passages=tuple(walker.passages), ids=walker.ids,
+                   markers=frozenset(walker.marker_keys))
+
+
+def is_jats(data: bytes) -> bool:
+    """Whether bytes look like a JATS article (a cheap sniff of the first few kilobytes)."""
+    head = data[:4096].lstrip()
+    return head.startswith(b"<") and (b"<article" in head or b"<pmc-articleset" in head)

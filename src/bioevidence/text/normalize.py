@@ -67,6 +67,7 @@ _HYPHEN_BREAK = re.compile(r"([A-Za-z])- ([a-z])")
 _WORD = re.compile(r"[0-9A-Za-z]+(?:[.,][0-9]+)*")
 _ALNUM = re.compile(r"[0-9A-Za-z]")
 _HAS_SPACE_BEFORE = re.compile(r" [)\],.;:]")
+_LIST_SEPARATOR = re.compile(r"[\s,;]+")
 
 
 def normalize(text: str) -> str:
@@ -153,11 +154,12 @@ def words(text: str) -> list[str]:
 
 
 def word_count(text: str, *, canonical: bool = False) -> int:
-    """Words as a reader counts them: whitespace-separated tokens holding a letter or digit.
+    """Words as a reader counts them: tokens holding a letter or digit, separated by whitespace or
+    by ``,`` / ``;`` (``Thr;Threonine,Ala;Alanine`` is four words, as it is with spaces).
 
     ``canonical=True`` when ``text`` is already :func:`normalize`'d (saves normalising again).
     """
-    tokens = (text if canonical else normalize(text)).split()
+    tokens = _LIST_SEPARATOR.split(text if canonical else normalize(text))
     return sum(1 for token in tokens
                if _ALNUM.search(token) or (not token.isascii() and any(ch.isalnum() for ch in token)))
 

@@ -24,25 +24,7 @@ from bioevidence.gate.grounders.literature import LiteratureGrounder
 from bioevidence.gate.validator import Validator
 from bioevidence.sources.catalogue import Catalogue, Work
 from bioevidence.sources.store import SnapshotStore
-
-
-def claim_record(n: int, pmid: str, sha: str, title: str, quote: str) -> dict[str, Any]:
-    return {
-        "record_id": f"civic:{pmid}:{n}", "profile_id": "literature-claim", "requested_uses": ["research_summary"],
-        "statement": {
-            "id": "s", "statement_status": "proposed", "predicate": "associated_with",
-            "subject": {"id": "HGNC:6407", "label": "KRAS", "entity_type": "gene"},
-            "object": {"id": "MONDO:0005575", "label": "colorectal cancer", "entity_type": "disease"},
-            "scope": ["NCBITaxon:9606"],
-            "evidence_lines": [{"id": "l", "direction": "supports", "evidence_item_ids": ["e"]}]},
-        "source_artifacts": [{"id": "p", "title": title, "source_type": "publication", "uri": f"pmid:{pmid}",
-                              "version": "1", "retrieved_at": "2026-09-29T00:00:00Z", "sha256": sha,
-                              "observed_sha256": sha}],
-        "evidence_items": [{"id": "e", "source_artifact_id": "p", "locator": "body", "extracted_text": quote,
-                            "evidence_type": "publication_result", "extraction_method": "manual_curation",
-                            "scope": ["NCBITaxon:9606"]}],
-        "adjudications": [],
-    }
+from builders import claim_record
 
 
 @pytest.fixture()
@@ -193,7 +175,9 @@ def test_a_paper_without_open_full_text_is_verified_against_its_pinned_abstract(
     catalogue.save(tmp_path)
     grounder = LiteratureGrounder.from_directory(tmp_path, cache_root=cache_dir)
     ok = grounder.ground(claim_record(0, "32051057", sha, title, sentence))
-    assert ok.findings == [] and ok.verified == {"e"}
+    # verified; its locator said "body", so a warning names where it is: the abstract
+    assert [(f.rule_id, f.fix.value if f.fix else None) for f in ok.findings] == [("BEV030", "abstract")]
+    assert ok.verified == {"e"}
     digit = re.search(r"\d", sentence)
     words = sentence.split()
     changed = sentence.replace(words[len(words) // 2], "never", 1) if digit is None else \

@@ -1,63 +1,82 @@
 """Literature grounder: cited papers exist, are not retracted, and say what the quotes say.
 
-For each ``publication`` source of a record (identifier in ``uri``: ``pmid:``, ``pmcid:``,
-``doi:`` or a doi.org / PubMed / PMC URL):
+Which sources it grounds, whatever their declared ``source_type``: every ``publication``; every
+source whose ``uri`` is a ``pmid:``/``pmcid:`` (or PubMed / PMC URL), or a ``doi:`` of a paper;
+and every source whose ``sha256`` names a catalogued work's pinned file or pinned bytes that are a
+paper (JATS, PubMed XML, resolver metadata). A paper declared ``web_page``, ``dataset_snapshot``
+or ``local_file`` is BEV033 (rejected), and its quotes are still checked. A DOI of a non-paper
+source whose pinned bytes are not a paper (a dataset on Zenodo) is left to the source-bytes grounder.
 
-* identifier unparseable or not in the snapshot catalogue → BEV015 (pin it first);
+For each such source:
+
+* identifier unparseable or not in the snapshot catalogue → BEV015 (pin it first); a pinned JATS
+  article named only by its ``sha256`` is read, and its quotes checked, but stays BEV015 (its
+  existence and retraction status are not pinned);
 * pinned metadata missing → BEV015; its bytes do not hash to their name → BEV014;
 * the resolver found no such work → BEV016; retracted → BEV019 naming the notice;
   expression of concern → BEV027 naming the notice (a person decides);
 * ``title`` is not the pinned title (case, punctuation and Greek spelling ignored) → BEV017;
 * ``sha256`` is not the pinned full text (else abstract, else metadata) hash → BEV017.
 
-For each evidence item citing that source, its quote (``extracted_text``):
-
-* no pinned full text and no abstract → BEV015; under five words → BEV015;
-* found (at the ``#paragraph-id`` of the locator when that names a passage) → verified, unless
-  the quote stops mid-sentence just before a negation or restriction → BEV028 naming the rest
-  of the sentence;
-* in the paper but not at the named passage → BEV017 (fix: the right anchor);
-* not in the paper → BEV017 naming the closest passage and what differs (fix: ``requote``).
-
-Items are verified only when their source had no error. Each pinned paper is parsed and
-normalised once per process (and cached on disk by its SHA-256); bytes are re-hashed by the
-store on first read in each grounder.
+Each evidence item citing it has its quote checked by :func:`.citing.check_quote` (every part of
+the paper is quotable; locators help and never reject). Items are verified only when their source
+had no error. Each pinned paper is parsed and tokenised once per process (and cached on disk by its
+SHA-256); bytes are re-hashed by the store on first read in each grounder.
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import IntegrityError, SourceError
+from ...errors import InputError, IntegrityError, SourceError
 from ...sources.catalogue import Catalogue, Work
-from ...sources.identifiers import parse_identifier
+from ...sources.identifiers import PublicationId, parse_identifier
 from ...sources.metadata import Notice, WorkMetadata, parse_metadata
-from ...sources.store import SnapshotStore
-from ...text.jats import Article, Passage, parse_jats
-from ...text.normalize import normalize, word_count
+from ...sources.store import SHA256_RE, SnapshotStore
+from ...text.jats import Article, Passage, is_jats, parse_jats
+from ...text.jats_walk import match_form
+from ...text.tokens import plain_markers
 from ..findings import Finding, Fix
-from ..grounding import Grounding, finding
+from ..grounding import Grounding, QuoteLocation, finding
+from ..rules import BLOCKING
 from .cache import cached
+from .citing import MIN_QUOTE_WORDS, check_quote
 from .common import items, requested_uses
 from .quotes import FORMAT_VERSION, PaperText, article_from_plain, article_to_plain, normalized_title
 
-MIN_QUOTE_WORDS = 5
+__all__ = ["MIN_QUOTE_WORDS", "LiteratureGrounder"]
+
 FACTS_VERSION = 1
 
 _PAPERS: dict[tuple[str, str], PaperText] = {}
 _METADATA: dict[tuple[str, str], WorkMetadata] = {}
 
 
+@dataclass(frozen=True, slots=True)
+class _Subject:
+    """A source the grounder grounds: its identifier, catalogued work, and why it is literature."""
+
+    ident: PublicationId | None
+    work: Work | None
+    why: str
+    article_sha: str | None = None  # pinned JATS bytes that no catalogued work names
+
+
 class LiteratureGrounder:
     """Ground publication sources and their quotes against a snapshot folder and its catalogue."""
+
+    grounds_literature = True
 
     def __init__(self, store: SnapshotStore, catalogue: Catalogue, *, label: str | None = None,
                  cache_root: Path | None = None) -> None:
         self.store = store
         self.catalogue = catalogue
         self.cache_root = cache_root
+        self._by_hash: dict[str, Work] | None = None
+        self._sniffed: dict[str, str | None] = {}
         digest = hashlib.sha256(catalogue.dumps().encode()).hexdigest()[:12]
         self.name = f"literature:{label or store.root.name}@{digest}"
 
@@ -110,16 +129,34 @@ class LiteratureGrounder:
                 self.store.read(sha), want=work.key, file=sha).abstract, self.cache_root) or abstract
         if abstract:
             extra.append(_abstract_passage(abstract))
+        tokens = None
         if work.fulltext_sha256:
             full = work.fulltext_sha256
-            raw = cached("jats", full, FORMAT_VERSION,
-                         lambda: article_to_plain(parse_jats(self.store.read(full), source=full)), self.cache_root)
-            article = article_from_plain(raw)
+            article, tokens = self._article(full)
         elif extra:
             article = Article(meta.title, ())
         else:
             return None
-        paper = _PAPERS[key] = PaperText(article, tuple(extra))
+        if meta.title and " ".join(meta.title.split()) != " ".join(article.title.split()) and article.passages:
+            extra.append(_plain_passage("pubmed-title", "title", "title", meta.title))
+        elif meta.title and not article.passages:
+            extra.append(_plain_passage("title", "title", "title", meta.title))
+        paper = _PAPERS[key] = PaperText(article, tuple(extra), tokens)
+        return paper
+
+    def _article(self, sha: str) -> tuple[Article, list[Any]]:
+        raw = cached("jats", sha, FORMAT_VERSION,
+                     lambda: article_to_plain(parse_jats(self.store.read(sha), source=sha)), self.cache_root)
+        return article_from_plain(raw)
+
+    def _paper_from_bytes(self, sha: str) -> PaperText:
+        """A pinned JATS article no catalogued work names (re-hashed by the store on read)."""
+        self.store.read(sha)
+        key = (sha, "")
+        paper = _PAPERS.get(key)
+        if paper is None:
+            article, tokens = self._article(sha)
+            paper = _PAPERS[key] = PaperText(article, (), tokens)
         return paper
 
     def preload(self, *, verify: bool = False) -> int:
@@ -141,37 +178,125 @@ class LiteratureGrounder:
                 continue
         return count
 
+    # -- which sources are papers ---------------------------------------------------------------
+    def _work_by_hash(self, sha: str) -> Work | None:
+        if self._by_hash is None:
+            self._by_hash = {h: work for work in self.catalogue for h in work.hashes}
+        return self._by_hash.get(sha)
+
+    def _sniff(self, sha: str) -> str | None:
+        """What pinned bytes are: ``jats``, ``metadata`` (a paper's resolver record), ``other``, or
+        ``None`` when nothing readable is pinned under that hash (the bytes grounder says why)."""
+        if sha in self._sniffed:
+            return self._sniffed[sha]
+        kind: str | None = None
+        if self.store.has(sha):
+            try:
+                data = self.store.read(sha)
+            except SourceError:
+                data = None
+            if data is not None:
+                kind = "other"
+                if is_jats(data):
+                    kind = "jats"
+                else:
+                    try:
+                        meta = parse_metadata(data, file=sha)
+                        kind = "metadata" if meta.found and meta.title else "other"
+                    except (InputError, ValueError):
+                        kind = "other"
+        self._sniffed[sha] = kind
+        return kind
+
+    def _subject(self, source: dict[str, Any]) -> _Subject | None:
+        """The paper behind a source, whatever its declared type, or ``None`` if it is not a paper."""
+        declared = source.get("source_type")
+        ident = parse_identifier(source.get("uri"))
+        raw_sha = source.get("sha256")
+        sha = raw_sha if isinstance(raw_sha, str) and SHA256_RE.match(raw_sha) else None
+        work = self.catalogue.get(ident) if ident is not None else None
+        if work is None and sha is not None:
+            work = self._work_by_hash(sha)
+        if declared == "publication":
+            article = sha if work is None and ident is None and sha and self._sniff(sha) == "jats" else None
+            return _Subject(ident, work, "it is declared a publication", article)
+        if work is not None:
+            if ident is not None and ident in work.ids:
+                return _Subject(ident, work, f"its identifier {ident} names a catalogued paper")
+            return _Subject(ident, work, f"its sha256 is the pinned snapshot of {work.key}")
+        if ident is not None and ident.scheme in ("pmid", "pmcid"):
+            return _Subject(ident, None, f"its identifier {ident} names a paper")
+        kind = self._sniff(sha) if sha is not None else None
+        if kind == "jats":
+            return _Subject(ident, None, "its pinned bytes are a JATS article", sha if ident is None else None)
+        if kind == "metadata":
+            return _Subject(ident, None, "its pinned bytes are a paper's bibliographic record")
+        if ident is not None and kind is None:
+            return _Subject(ident, None, f"its identifier {ident} names a paper")
+        return None
+
     # -- grounding ------------------------------------------------------------------------------
     def ground(self, record: dict[str, Any]) -> Grounding:
         uses = requested_uses(record)
         found: list[Finding] = []
         verified: set[str] = set()
+        located: list[QuoteLocation] = []
         sources = record.get("source_artifacts")
         for sindex, source in enumerate(sources if isinstance(sources, list) else []):
-            if not isinstance(source, dict) or source.get("source_type") != "publication":
+            if not isinstance(source, dict):
                 continue
+            subject = self._subject(source)
+            if subject is None:
+                continue
+            path = f"$.source_artifacts[{sindex}]"
             cited = [(i, item) for i, item in items(record) if item.get("source_artifact_id") == source.get("id")]
-            source_findings, paper = self._source(source, f"$.source_artifacts[{sindex}]", uses)
+            source_findings: list[Finding] = []
+            declared = source.get("source_type")
+            if declared != "publication":
+                source_findings.append(finding(
+                    "BEV033", f"source {source.get('id')!r} is declared {declared!r} but {subject.why}; declare "
+                    "source_type 'publication' (its quotes are checked against the paper either way)",
+                    f"{path}.source_type", uses, Fix("replace", f"{path}.source_type", "publication")))
+            more, paper = self._source(source, path, uses, subject)
+            source_findings.extend(more)
             found.extend(source_findings)
             source_ok = not any(f.severity == "error" or f.rule_id == "BEV015" for f in source_findings)
             for index, item in cited:
-                item_findings = self._item(item, f"$.evidence_items[{index}]", paper, source_findings, uses)
+                item_findings, location = self._item(item, f"$.evidence_items[{index}]", paper, source_findings,
+                                                     uses)
                 found.extend(item_findings)
-                if source_ok and paper is not None and not item_findings and isinstance(item.get("id"), str):
+                if source_ok and paper is not None and location is not None and isinstance(item.get("id"), str) \
+                        and not any(f.severity in BLOCKING for f in item_findings):
                     verified.add(item["id"])
-        return Grounding(found, frozenset(verified))
+                    located.append(location)
+        return Grounding(found, frozenset(verified), tuple(located))
 
-    def _source(self, source: dict[str, Any], path: str,
-                uses: list[str]) -> tuple[list[Finding], PaperText | None]:
+    def _source(self, source: dict[str, Any], path: str, uses: list[str],
+                subject: _Subject) -> tuple[list[Finding], PaperText | None]:
         uri = source.get("uri")
-        ident = parse_identifier(uri)
-        if ident is None:
-            return [finding("BEV015", f"the publication's uri {uri!r} is not a pmid:, pmcid: or doi: identifier, "
-                            "so it cannot be grounded", f"{path}.uri", uses)], None
-        work = self.catalogue.get(ident)
+        ident, work = subject.ident, subject.work
+        if work is None and subject.article_sha is not None:
+            try:
+                paper = self._paper_from_bytes(subject.article_sha)
+            except IntegrityError as exc:
+                return [finding("BEV014", f"pinned full text {subject.article_sha} is corrupted: {exc.message}",
+                                path, uses)], None
+            except (SourceError, InputError) as exc:
+                return [finding("BEV015", f"pinned full text {subject.article_sha} cannot be read: {exc.message}",
+                                path, uses)], None
+            return [finding("BEV015", "the sha256 names a pinned JATS article that no catalogued work lists, so "
+                            "its existence and retraction status are not pinned; cite it by pmid:, pmcid: or doi: "
+                            "and pin it with `bioevidence ground`", f"{path}.uri", uses)], paper
         if work is None:
+            if ident is None:
+                return [finding("BEV015", f"the publication's uri {uri!r} is not a pmid:, pmcid: or doi: "
+                                "identifier, so it cannot be grounded", f"{path}.uri", uses)], None
             return [finding("BEV015", f"{ident} is not in the snapshot catalogue; pin it with "
                             "`bioevidence ground` before validating", f"{path}.uri", uses)], None
+        if ident is not None and ident not in work.ids:
+            return [finding("BEV017", f"the record's sha256 is the pinned snapshot of {work.key}, not of {ident}",
+                            f"{path}.sha256", uses, Fix("replace", f"{path}.uri", work.key))], None
+        ident = ident or work.id
         try:
             meta = self.metadata(work)
         except IntegrityError as exc:
@@ -196,7 +321,7 @@ class LiteratureGrounder:
             out.append(finding("BEV017", f"the title of {ident} is '{meta.title}', not '{title}'",
                                f"{path}.title", uses, Fix("replace", f"{path}.title", meta.title)))
         try:
-            paper = self.paper(work, meta)
+            text = self.paper(work, meta)
         except IntegrityError as exc:
             out.append(finding("BEV014", f"pinned full text of {ident} is corrupted: {exc.message}", path, uses))
             return out, None
@@ -207,50 +332,18 @@ class LiteratureGrounder:
         if source.get("sha256") != pinned:
             out.append(finding("BEV017", f"the record's sha256 for {ident} is not the pinned snapshot {pinned}",
                                f"{path}.sha256", uses, Fix("replace", f"{path}.sha256", pinned)))
-        return out, paper
+        return out, text
 
     def _item(self, item: dict[str, Any], path: str, paper: PaperText | None,
-              source_findings: list[Finding], uses: list[str]) -> list[Finding]:
+              source_findings: list[Finding], uses: list[str]) -> tuple[list[Finding], QuoteLocation | None]:
         if any(f.rule_id in ("BEV014", "BEV016") for f in source_findings):
-            return []
-        quote = item.get("extracted_text")
-        quote = quote if isinstance(quote, str) else ""
-        text_path = f"{path}.extracted_text"
+            return [], None
         if paper is None:
-            if any(f.rule_id == "BEV015" for f in source_findings):
-                return []
+            if any(f.rule_id in ("BEV015", "BEV017") for f in source_findings):
+                return [], None
             return [finding("BEV015", "no open full text or abstract is pinned for this paper, so the quote "
-                            "cannot be confirmed", text_path, uses)]
-        canonical = normalize(quote)
-        if word_count(canonical, canonical=True) < MIN_QUOTE_WORDS:
-            return [finding("BEV015", f"the quote has fewer than {MIN_QUOTE_WORDS} words, too short to confirm; "
-                            "quote at least one full clause", text_path, uses)]
-        raw_locator = item.get("locator")
-        locator = raw_locator if isinstance(raw_locator, str) else ""
-        anchor = locator.rsplit("#", 1)[1] if "#" in locator else None
-        target = paper.passage(anchor) if anchor else None
-        hit = paper.find(quote, target, canonical=canonical)
-        if hit is None and target is not None:
-            elsewhere = paper.find(quote, canonical=canonical)
-            if elsewhere is not None:
-                fixed = locator.rsplit("#", 1)[0] + "#" + elsewhere.passage.id
-                return [finding("BEV017", f"the quote is not in passage #{anchor} but in #{elsewhere.passage.id}",
-                                f"{path}.locator", uses, Fix("replace", f"{path}.locator", fixed))]
-        if hit is None:
-            closest = paper.closest(quote)
-            if closest is None or closest.ratio < 0.5:
-                return [finding("BEV017", "the quote is not in the paper, and no passage is close to it",
-                                text_path, uses, Fix("remove", path, detail="quote a passage of the paper"))]
-            detail = closest.describe()
-            return [finding("BEV017", f"the quote is not in the paper: {detail}", text_path, uses,
-                            Fix("requote", text_path, closest.excerpt, detail))]
-        rest = paper.cut_before_cue(hit)
-        if rest:
-            return [finding("BEV028", f"the quote stops mid-sentence just before '{rest}'; the full sentence "
-                            "may restrict or negate it", text_path, uses,
-                            Fix("requote", text_path, canonical.rstrip(" .") + " " + rest,
-                                f"the sentence continues '{rest}'"))]
-        return []
+                            "cannot be confirmed", f"{path}.extracted_text", uses)], None
+        return check_quote(item, path, paper, uses)
 
 
 def _keyed(sha: str, key: str) -> str:
@@ -276,5 +369,14 @@ def _from_facts(raw: dict[str, Any]) -> WorkMetadata:
         concern_notices=tuple(Notice(*n) for n in raw["concern_notices"]))
 
 
+def _plain_passage(pid: str, kind: str, part: str, text: str) -> Passage:
+    """A passage from pinned metadata text (the PubMed abstract or title)."""
+    text = " ".join(text.split())
+    markers = tuple(plain_markers(text))
+    section = "Abstract" if part == "abstract" else ""
+    return Passage(pid, kind, section, part, text, match_form(text, markers, ()), part, "", markers, (),
+                   ("abstract-1",) if part == "abstract" else ())
+
+
 def _abstract_passage(text: str) -> Passage:
-    return Passage("abstract", "abstract", "Abstract", "abstract", " ".join(text.split()), normalize(text))
+    return _plain_passage("abstract", "abstract", "abstract", text)

@@ -1,0 +1,133 @@
+"""Literature locators: where an evidence item says its quote is, and the right one when it is not.
+
+A locator helps find the quote; it never rejects it. Understood forms:
+
+* ``…#<id>``: a passage id (``#p12``, ``#n34``, the ids bioai-evidence-validator 0.8.0 gives),
+  or the id of a section, figure, table or box (every passage inside it);
+* plain words: a part (``abstract``, ``title``, ``references``, ``acknowledgements``, ``funding``,
+  ``footnotes``, ``supplementary material``), a section type (``Results``, ``Methods``,
+  ``Introduction``, ``Discussion``, ``Conclusions``), a section heading (``EGFR mutations and
+  response``), or a label (``Table 2``, ``Fig. 3``, ``Figure S1``, ``Box 1``);
+  a trailing ``, paragraph 3`` / ``p. 4`` is ignored, and so is a ``section=…`` key.
+
+Anything else (``page 5``, a URL without an anchor) names nothing the grounder can check, and
+is left alone. :func:`suggest` writes the locator that names where the quote really is, in the
+style the record used.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...text.jats import Passage
+
+_PART_WORDS = {
+    "title": ("part", "title"), "article title": ("part", "title"),
+    "abstract": ("part", "abstract"), "summary": ("part", "abstract"), "author summary": ("part", "abstract"),
+    "body": ("part", "body"), "main text": ("part", "body"),
+    "references": ("part", "references"), "reference list": ("part", "references"),
+    "bibliography": ("part", "references"), "reference": ("part", "references"),
+    "footnote": ("part", "footnote"), "footnotes": ("part", "footnote"), "author notes": ("part", "footnote"),
+    "back matter": ("part", "back-matter"), "supplementary": ("part", "supplementary"),
+    "supplementary material": ("part", "supplementary"), "supporting information": ("part", "supplementary"),
+    "acknowledgements": ("type", "acknowledgements"), "acknowledgments": ("type", "acknowledgements"),
+    "funding": ("type", "funding"), "competing interests": ("type", "competing-interests"),
+    "conflict of interest": ("type", "competing-interests"), "author contributions": ("type", "author-contributions"),
+    "data availability": ("type", "data-availability"),
+    "introduction": ("type", "intro"), "background": ("type", "intro"), "intro": ("type", "intro"),
+    "methods": ("type", "methods"), "materials and methods": ("type", "methods"), "method": ("type", "methods"),
+    "results": ("type", "results"), "result": ("type", "results"), "findings": ("type", "results"),
+    "discussion": ("type", "discussion"), "results and discussion": ("type", "results"),
+    "conclusion": ("type", "conclusions"), "conclusions": ("type", "conclusions"),
+}
+_LABEL = re.compile(r"^(?:supplementary\s+|suppl\.?\s+|additional\s+file\s*)?"
+                    r"(fig(?:ure)?s?\.?|tab(?:le)?s?\.?|box|scheme|appendix|s\d*\s*(?:fig|table))\s*[a-z]?\d+[a-z]?$",
+                    re.I)
+_TRAILER = re.compile(r"[,;]?\s*(?:(?:paragraph|para\.?|p\.|page|line|sentence)\s*\d+|\(\d+\))\s*$", re.I)
+_SPACE = re.compile(r"[\s\u00a0]+")
+
+
+def _key(text: str) -> str:
+    """How names are compared: case-folded, punctuation dropped, ``fig`` → ``figure``, no spaces."""
+    text = _SPACE.sub(" ", text).strip().casefold()
+    text = re.sub(r"^(supplementary|suppl\.?)\s+", "s", text)
+    text = re.sub(r"\bfigs?\b\.?|\bfigures?\b", "figure", text)
+    text = re.sub(r"\btabs?\b\.?|\btables\b", "table", text)
+    return re.sub(r"[^0-9a-z]", "", text)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a locator names: passage indexes (empty: it names something the paper lacks) and how."""
+
+    indexes: frozenset[int]
+    how: str  # "anchor" | "part" | "type" | "section" | "label"
+    named: str  # the anchor or words as written
+
+
+def target(locator: object, passages: list[Passage], by_id: dict[str, list[int]] | None = None) -> Target | None:
+    """The passages a locator names, or ``None`` when it names nothing a grounder can check."""
+    if not isinstance(locator, str) or not locator.strip():
+        return None
+    raw = locator.strip()
+    if "#" in raw:
+        anchor = raw.rsplit("#", 1)[1].strip()
+        if anchor:
+            hits = [i for i, p in enumerate(passages) if p.id == anchor or anchor in p.aliases]
+            if hits:
+                return Target(frozenset(hits), "anchor", anchor)
+            words = _words_target(anchor, passages)
+            return words if words is not None else Target(frozenset(), "anchor", anchor)
+        raw = raw.rsplit("#", 1)[0]
+    if "=" in raw and "://" not in raw:
+        pairs = dict(part.partition("=")[::2] for part in raw.split(";") if "=" in part)
+        value = pairs.get("section") or pairs.get("part") or pairs.get("passage") or pairs.get("paragraph")
+        if not value:
+            return None
+        raw = value.strip()
+        hits = [i for i, p in enumerate(passages) if p.id == raw or raw in p.aliases]
+        if hits:
+            return Target(frozenset(hits), "anchor", raw)
+    if "://" in raw or re.match(r"^(pmid|pmcid|doi):", raw, re.I):
+        return None
+    return _words_target(raw, passages)
+
+
+def _words_target(words: str, passages: list[Passage]) -> Target | None:
+    text = _TRAILER.sub("", words).strip().strip(".:").strip()
+    if not text:
+        return None
+    folded = _SPACE.sub(" ", text).casefold()
+    if folded in _PART_WORDS:
+        kind, value = _PART_WORDS[folded]
+        if kind == "part":
+            hits = [i for i, p in enumerate(passages) if p.part == value]
+        else:
+            hits = [i for i, p in enumerate(passages) if p.section_type == value
+                    or any(_key(s) == _key(text) for s in p.section.split(" / "))]
+        return Target(frozenset(hits), kind, text)
+    if _LABEL.match(text):
+        key = _key(text)
+        hits = [i for i, p in enumerate(passages) if p.label and _key(p.label) == key]
+        return Target(frozenset(hits), "label", text)
+    key = _key(text)
+    if len(key) < 4:
+        return None
+    hits = [i for i, p in enumerate(passages) if any(_key(s) == key for s in p.section.split(" / ") if s)]
+    return Target(frozenset(hits), "section", text) if hits else None
+
+
+def suggest(locator: str, named: Target, passage: Passage) -> str:
+    """The locator naming ``passage``, written in the style of ``locator``."""
+    if named.how == "anchor" and "#" in locator:
+        return locator.rsplit("#", 1)[0] + "#" + passage.id
+    if named.how == "anchor":
+        return passage.id
+    if passage.part in ("title", "abstract", "references"):
+        return passage.part
+    if passage.label and (named.how == "label" or passage.part in ("caption", "table", "footnote", "supplementary")):
+        return passage.label
+    if passage.section:
+        return passage.section.split(" / ")[0]
+    return passage.label or passage.part
