@@ -1,9 +1,19 @@
-"""Findings: what a check says about one place in a record, and the fix when it is known."""
+"""Findings: what a check says about one place in a record, and the fix when it is known.
+
+Whatever a check writes, a finding's message and field path reach reports, annotations and
+SARIF with control and formatting characters escaped and at most ``MESSAGE_CHARS`` (1000)
+and ``PATH_CHARS`` (300) characters: the backstop behind every check quoting input through
+``errors.excerpt``.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..errors import MESSAGE_CHARS, safe_message
+
+PATH_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +50,14 @@ class Finding:
     field_path: str
     blocking_uses: list[str] = field(default_factory=list)
     fix: Fix | None = None
+
+    def __post_init__(self) -> None:
+        message = safe_message(self.message, MESSAGE_CHARS)
+        if message != self.message:
+            object.__setattr__(self, "message", message)
+        path = safe_message(self.field_path, PATH_CHARS)
+        if path != self.field_path:
+            object.__setattr__(self, "field_path", path)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
