@@ -432,13 +432,13 @@ def refuse_output(output: Path, *, reads: Iterable[Path | str] = (), folders: It
     from .errors import ConfigurationError
 
     output = Path(output)
+    for path in reads:
+        if Path(path).exists() and same_file(output, Path(path)):
+            raise ConfigurationError(f"{what} {output} would overwrite an input ({path}); choose another path")
     for folder in folders:
         if inside(output, folder):
             raise ConfigurationError(f"{what} {output} is inside the pinned snapshot folder {folder}, whose files "
                                      "are inputs; write the output elsewhere")
-    for path in reads:
-        if Path(path).exists() and same_file(output, Path(path)):
-            raise ConfigurationError(f"{what} {output} would overwrite an input ({path}); choose another path")
 
 
 def safe_child(folder: Path, name: str) -> Path:

@@ -104,6 +104,9 @@ def _read_record(path: Path) -> Any:
 @click.option("--email", help="Contact email for NCBI and Crossref (else $BIOEVIDENCE_EMAIL).")
 @click.option("--resolver", type=click.Choice(["ncbi", "europepmc"]), default="ncbi", show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=8, show_default=True)
+@click.option("--http-deadline", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Total time for one HTTP request, retries and waits included (default 120, or "
+                   "$BIOEVIDENCE_HTTP_DEADLINE).")
 def ground(
     records: tuple[Path, ...],
     snapshot_dir: Path,
@@ -113,6 +116,7 @@ def ground(
     email: str | None,
     resolver: str,
     workers: int,
+    http_deadline: float | None,
 ) -> None:
     """Pin every publication the RECORDS cite and write them with sha256 / retrieved_at pinned.
 
@@ -124,7 +128,7 @@ def ground(
     from rich.console import Console
     from rich.progress import Progress
 
-    from ..io import atomic_write_text, refuse_overwrite
+    from ..io import atomic_write_text, refuse_output
     from ..sources.catalogue import Catalogue
     from ..sources.ground import ground as run_ground
     from ..sources.http import HttpClient, HttpConfig
@@ -137,13 +141,13 @@ def ground(
         raise ConfigurationError("--output takes one record; use --output-dir for several")
     targets = [output] if output else [output_dir / p.name for p in records] if output_dir else []
     for target in targets:
-        refuse_overwrite(target, records)
+        refuse_output(target, reads=records, folders=[snapshot_dir], what="--output" if output else "--output-dir")
     loaded = [(str(p), _read_record(p)) for p in records]
     store = SnapshotStore(snapshot_dir)
     catalogue = Catalogue.load(snapshot_dir)
     console = Console(stderr=True)
     with (
-        HttpClient(HttpConfig.from_env(email=email)) as http,
+        HttpClient(HttpConfig.from_env(email=email, deadline=http_deadline)) as http,
         Progress(console=console, disable=not console.is_terminal, transient=True) as progress,
     ):
         pinner = Pinner(store, catalogue, http, resolver=resolver)
