@@ -102,9 +102,8 @@ class InputError(BioevidenceError, ValueError):
 
 class LimitError(InputError):
     """An input is over a configured limit (file size, inflated size, YAML aliases); the message
-    names the limit and the flag or environment variable that raises it."""
-
-    kind = "limit_error"
+    names the limit and the flag or environment variable that raises it. Written out as an
+    ``input_error`` (as it is, whichever process of a batch met it)."""
 
 
 class ConfigurationError(BioevidenceError, ValueError):

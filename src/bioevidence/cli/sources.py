@@ -19,14 +19,19 @@ def sources() -> None:
 
 @sources.command("verify")
 @click.argument("directory", type=click.Path(path_type=Path))
-def verify(directory: Path) -> None:
-    """Re-hash every file in DIRECTORY; list missing, corrupted or truncated files (exit 1 on any)."""
+@click.option("--max-inflated", metavar="SIZE", help="Most bytes one pinned file may inflate to (e.g. 512M; "
+              "default 256M, or $BIOEVIDENCE_MAX_INFLATED).")
+def verify(directory: Path, max_inflated: str | None) -> None:
+    """Re-hash every file in DIRECTORY (streaming); list missing, corrupted, truncated, too_large or
+    unreadable files (exit 1 on any)."""
+    from ..limits import parse_size
     from ..sources.catalogue import Catalogue
     from ..sources.store import SnapshotStore
 
     if not directory.is_dir():
         raise InputError("no such snapshot folder; pass the folder given to --snapshot-dir", file=str(directory))
-    store = SnapshotStore(directory)
+    cap = parse_size(max_inflated, what="--max-inflated") if max_inflated is not None else None
+    store = SnapshotStore(directory, max_inflated=cap)
     catalogue = Catalogue.load(directory)
     problems = store.verify(expected=sorted(catalogue.hashes()))
     count = sum(1 for _ in store.entries())
