@@ -1,6 +1,7 @@
 """How the security tests attack: the real ``bioevidence`` in a subprocess, under resource limits, measured.
 
-* :func:`run_cli` runs ``python -m bioevidence ARGS`` with a CPU-time limit (``RLIMIT_CPU``: a
+* :func:`run_cli` runs ``python -m bioevidence ARGS`` (through ``launch.py``, so the memory
+  figures are the child's own) with a CPU-time limit (``RLIMIT_CPU``: a
   runaway parse is killed by SIGXCPU instead of hanging the suite), an optional address-space
   limit (``RLIMIT_AS``: a bomb that needs gigabytes fails instead of swapping the machine),
   optionally without the power to read any file (``honour_permissions``: as root, the child
@@ -15,8 +16,8 @@
 
 from __future__ import annotations
 
+import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MB = 1024 * 1024
+LAUNCHER = Path(__file__).with_name("launch.py")
 
 
 @dataclass(frozen=True)
@@ -61,33 +63,34 @@ def run_cli(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = N
         assert setpriv is not None, "as root, honour_permissions needs setpriv (util-linux)"
         command = [setpriv, "--bounding-set", "-dac_override,-dac_read_search", *command]
 
-    def limits() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-        if address_space_mb is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (address_space_mb * MB, address_space_mb * MB))
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        account = folder / "account.json"
+        launcher = [sys.executable, str(LAUNCHER), str(account), str(cpu_seconds), str(address_space_mb or 0), "--"]
+        (folder / "stdin").write_bytes(stdin or b"")
+        with (folder / "stdin").open("rb") as given, (folder / "out").open("wb") as out, \
+                (folder / "err").open("wb") as err:
+            proc = subprocess.Popen([*launcher, *command], cwd=cwd, env=environment, stdin=given, stdout=out,
+                                    stderr=err, start_new_session=True)
+            killed = threading.Event()
 
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as given:
-        given.write(stdin or b"")
-        given.seek(0)
-        proc = subprocess.Popen(command, cwd=cwd, env=environment, stdin=given, stdout=out, stderr=err,
-                                preexec_fn=limits)
-        killed = threading.Event()
+            def kill() -> None:
+                killed.set()
+                os.killpg(proc.pid, signal.SIGKILL)
 
-        def kill() -> None:
-            killed.set()
-            os.kill(proc.pid, signal.SIGKILL)
-
-        timer = threading.Timer(watchdog, kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return Run(proc.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
-                   usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, killed.is_set())
+            timer = threading.Timer(watchdog, kill)
+            timer.start()
+            try:
+                proc.wait()
+            finally:
+                timer.cancel()
+        stdout = (folder / "out").read_bytes().decode("utf-8", "replace")
+        stderr = (folder / "err").read_bytes().decode("utf-8", "replace")
+        if not account.exists():
+            return Run(-9, stdout, stderr, 0.0, 0.0, killed.is_set())
+        facts = json.loads(account.read_text(encoding="utf-8"))
+        return Run(os.waitstatus_to_exitcode(facts["status"]), stdout, stderr, facts["maxrss_kb"] / 1024,
+                   facts["cpu_seconds"], killed.is_set())
 
 
 def gzip_bomb(path: Path, inflated: int, *, member: int = MB) -> int:
