@@ -65,6 +65,8 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
 
 def safe_message(text: str, limit: int = MESSAGE_CHARS) -> str:
     """A message fit for logs and annotations: unsafe characters escaped, at most ``limit`` characters."""
+    if len(text) <= limit and _UNSAFE.search(text) is None:
+        return text  # the usual case, on the hot path of every finding
     text = escape_text(text)
     if len(text) > limit:
         text = text[:limit] + f"… (message cut at {limit} characters)"

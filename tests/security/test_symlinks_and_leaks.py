@@ -134,3 +134,30 @@ def test_terminal_escapes_in_a_record_reach_no_annotation_raw(tmp_path: Path) ->
     for line in run.stdout.splitlines():
         assert "\x1b" not in line and "\x07" not in line and "\u202e" not in line
         assert not line.startswith("::error::forged") and len(line) < 1500
+
+
+def test_a_queued_records_escapes_never_reach_the_reviewers_terminal(tmp_path: Path) -> None:
+    from builders import record as build
+
+    hostile = build("general", ["knowledge_base", "training_data"])  # training_data waits for a person
+    hostile["evidence_items"][0]["extracted_text"] = "fine\x1b[2J\x1b]0;owned\x07 text\u202e"
+    hostile["record_id"] = "t:\x1b[31mred"
+    (tmp_path / "r.json").write_text(json.dumps(hostile), encoding="utf-8")
+    queue = str(tmp_path / "q.sqlite")
+    added = run_cli(["review", "add", "r.json", "--queue", queue], cwd=tmp_path)
+    assert added.code == 0 and "queued as 1" in added.stdout, added.stderr
+    for command in (["review", "show", "1", "--queue", queue], ["review", "list", "--queue", queue]):
+        shown = run_cli(command, cwd=tmp_path)
+        assert shown.code == 0 and "\x1b" not in shown.stdout and "\x07" not in shown.stdout
+        assert "\u202e" not in shown.stdout
+    assert "\\x1b[2J" in run_cli(["review", "show", "1", "--queue", queue], cwd=tmp_path).stdout
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_human_formats_escape_record_ids_and_file_names(tmp_path: Path, fmt: str) -> None:
+    record = json.loads((EXAMPLES / "01_admitted_curated_claim.json").read_text(encoding="utf-8"))
+    record["record_id"] = "x\x1b]0;owned\x07\x1b[2J"
+    (tmp_path / "r\x1b[1m.json").write_text(json.dumps(record), encoding="utf-8")
+    run = run_cli(["validate", "r\x1b[1m.json", "--format", fmt], cwd=tmp_path)
+    assert run.code in (0, 1) and run.stdout
+    assert "\x1b" not in run.stdout and "\x07" not in run.stdout

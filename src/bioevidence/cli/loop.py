@@ -169,9 +169,11 @@ def review_list(queue_path: Path, status: str, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
         return
+    from ..errors import safe_message
+
     for r in rows:
-        click.echo(f"{r.id:>5}  {r.state:<7} {r.overall_status:<15} {r.reason:<28} {r.record_id}  "
-                   f"{', '.join(r.reason_codes)}")
+        click.echo(f"{r.id:>5}  {r.state:<7} {r.overall_status:<15} {safe_message(r.reason, 60):<28} "
+                   f"{safe_message(str(r.record_id), 200)}  {', '.join(r.reason_codes)}")
 
 
 @review.command("show")

@@ -33,7 +33,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ..errors import ConfigurationError, InputError
+from ..errors import ConfigurationError, InputError, escape_text
 from ..gate.report import Report
 from ..io import canonical_json
 from . import ledger
@@ -389,7 +389,7 @@ def _with_adjudications(record: dict[str, Any], decisions: list[dict[str, Any]])
 
 
 def render_entry(entry: Entry) -> str:
-    """A plain-text view of an entry for a reviewer."""
+    """A plain-text view of an entry for a reviewer (control and formatting characters escaped)."""
     raw = entry.record.get("statement")
     statement: dict[str, Any] = raw if isinstance(raw, dict) else {}
 
@@ -419,4 +419,5 @@ def render_entry(entry: Entry) -> str:
         lines += ["", "decisions:"]
         lines += [f"  {d['decided_at']} {d['reviewer_id']}: {d['decision']} ({', '.join(d['uses'])}) -- "
                   f"{d['rationale']}" for d in entry.decisions]
-    return "\n".join(lines) + "\n"
+    # A queued record is hostile input too: no terminal escape or bidi control reaches the reviewer raw.
+    return "\n".join(escape_text(line) for line in lines) + "\n"

@@ -28,6 +28,8 @@ from ..io import atomic_write_bytes, iter_gunzip, parse_yaml, read_limited, safe
 from ..limits import size_limit
 from .store import check_sha256
 
+RELEASE_DEADLINE = 900.0
+
 if TYPE_CHECKING:  # pragma: no cover
     from .http import HttpClient
 
@@ -212,7 +214,10 @@ def pull(
     else:
         from .http import HttpClient, HttpConfig
 
-        client = http or HttpClient(HttpConfig.from_env(max_bytes=MAX_RELEASE_BYTES, read_timeout=120.0))
+        # A release is large: 15 minutes unless BIOEVIDENCE_HTTP_DEADLINE says otherwise.
+        deadline = None if os.environ.get("BIOEVIDENCE_HTTP_DEADLINE") else RELEASE_DEADLINE
+        client = http or HttpClient(HttpConfig.from_env(max_bytes=MAX_RELEASE_BYTES, read_timeout=120.0,
+                                                        deadline=deadline))
         try:
             response = client.get(release.url, max_bytes=MAX_RELEASE_BYTES, use_cache=False)
         finally:
