@@ -72,6 +72,14 @@ def test_the_cap_is_configurable_by_flag_and_environment(tmp_path: Path) -> None
         assert run.code == 1 and run.stdout.startswith("too_large") and "32 MiB" in run.stdout
     bad = run_cli(["sources", "verify", str(snapshots), "--max-inflated", "lots"], cwd=tmp_path)
     assert bad.code == 3 and "not a positive size" in bad.stderr
+    record = json.loads(RECORD.read_text(encoding="utf-8"))
+    for source in record["source_artifacts"]:
+        source["sha256"] = sha
+    (tmp_path / "r.json").write_text(json.dumps(record), encoding="utf-8")
+    gate = ["validate", "r.json", "--snapshot-dir", str(snapshots)]
+    assert "GROUNDER_FAILURE" not in run_cli(gate, cwd=tmp_path).stdout
+    capped = run_cli([*gate, "--max-inflated", "32M"], cwd=tmp_path)
+    assert capped.code == 1 and "GROUNDER_FAILURE" in capped.stdout and "32 MiB" in capped.stdout
 
 
 def test_read_streams_and_check_keeps_nothing(tmp_path: Path) -> None:
