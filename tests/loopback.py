@@ -17,7 +17,9 @@ run unchanged over real sockets against it. Usage::
   in order, then the route answers normally. Faults: ``status`` (with optional
   ``Retry-After``), ``slow`` (sleep before answering), ``reset`` (close the socket without a
   reply), ``truncate`` (declare the full length, send fewer bytes, close), ``content_type``,
-  ``body`` (replace the body, e.g. malformed JSON), ``oversize`` (pad the body).
+  ``body`` (replace the body, e.g. malformed JSON), ``oversize`` (pad the body), ``drip``
+  (send the response one byte every ``seconds``, from the status line or after the headers:
+  a server that never stalls long enough for a read timeout, yet never finishes).
 * A handler may return ``Reply(headers={"Transfer-Encoding": "chunked"})`` to stream the body
   without a ``Content-Length``.
 * ``latency``: seconds added to every request (benchmarks).
@@ -105,6 +107,11 @@ class Fault:
     @classmethod
     def oversize(cls, extra: int) -> Fault:
         return cls("oversize", keep=extra)
+
+    @classmethod
+    def drip(cls, seconds: float, *, headers: bool = False) -> Fault:
+        """One byte every ``seconds``: of the whole response (``headers=True``) or of the body only."""
+        return cls("drip", seconds=seconds, value="headers" if headers else "body")
 
 
 Handler = Callable[[dict[str, str]], "Reply | bytes | None"]
@@ -257,7 +264,31 @@ class LoopbackServer:
         elif fault is not None and fault.kind == "truncate":
             self._send(request, reply, keep=fault.keep)
             return
+        elif fault is not None and fault.kind == "drip":
+            self._drip(request, reply, fault)
+            return
         self._send(request, reply)
+
+    @staticmethod
+    def _drip(request: BaseHTTPRequestHandler, reply: Reply, fault: Fault) -> None:
+        """Write the response a byte at a time until it is sent or the client hangs up (at most a minute)."""
+        head = (f"HTTP/1.1 {reply.status} OK\r\nContent-Type: {reply.content_type}\r\n"
+                f"Content-Length: {len(reply.body)}\r\nConnection: close\r\n\r\n").encode()
+        request.close_connection = True
+        stop = time.monotonic() + 60
+        try:
+            if fault.value != "headers":
+                request.wfile.write(head)
+                request.wfile.flush()
+                head = b""
+            for byte in head + reply.body:
+                if time.monotonic() > stop:
+                    break
+                request.wfile.write(bytes([byte]))
+                request.wfile.flush()
+                time.sleep(fault.seconds)
+        except OSError:
+            pass  # the client gave up: that is the point
 
     @staticmethod
     def _send(request: BaseHTTPRequestHandler, reply: Reply, keep: int | None = None) -> None:

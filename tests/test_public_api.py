@@ -21,9 +21,11 @@ def test_exceptions_share_one_root_and_builtin_families() -> None:
     from bioevidence import errors
 
     for cls in (errors.InputError, errors.ConfigurationError, errors.SourceError, errors.IntegrityError,
-                errors.RetrievalError, errors.ModelError):
+                errors.RetrievalError, errors.ModelError, errors.LimitError, errors.SourceAccessError):
         assert issubclass(cls, bioevidence.BioevidenceError)
     assert issubclass(errors.InputError, ValueError) and issubclass(errors.SourceError, OSError)
+    assert issubclass(errors.LimitError, errors.InputError) and issubclass(errors.SourceAccessError, OSError)
+    assert not issubclass(errors.SourceAccessError, errors.SourceError)  # never read as "not pinned"
     assert issubclass(errors.RetrievalError, OSError) and issubclass(errors.ModelError, RuntimeError)
 
 

@@ -17,8 +17,10 @@ from .errors import (
     ConfigurationError,
     InputError,
     IntegrityError,
+    LimitError,
     ModelError,
     RetrievalError,
+    SourceAccessError,
     SourceError,
 )
 
@@ -70,6 +72,7 @@ __all__ = [
     "IntegrityError",
     "LLM",
     "Librarian",
+    "LimitError",
     "ModelError",
     "OpenAITransport",
     "Profile",
@@ -77,6 +80,7 @@ __all__ = [
     "RetrievalError",
     "ReviewQueue",
     "SnapshotStore",
+    "SourceAccessError",
     "SourceError",
     "Validator",
     "Work",

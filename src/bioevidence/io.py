@@ -1,11 +1,19 @@
-"""Safe file I/O shared by every stage: strict JSON/YAML parsing and atomic writes.
+"""Safe file I/O shared by every stage: strict JSON/YAML parsing, bounded reads, atomic writes.
 
-* JSON: duplicate keys, ``NaN``/``Infinity``, invalid UTF-8 and nesting deeper than
-  ``MAX_DEPTH`` are refused; files over ``MAX_BYTES`` are refused before they are read.
+* JSON: duplicate keys, ``NaN``/``Infinity``, invalid UTF-8, lone surrogates (``"\\ud800"``) and
+  nesting deeper than ``MAX_DEPTH`` are refused; files over ``MAX_BYTES`` are refused before
+  they are read.
 * YAML: ``yaml.safe_load`` semantics (no tags that build objects), duplicate and non-string
-  keys refused, same depth and size limits.
+  keys refused, same depth and size limits, and alias limits (count and expanded size, see
+  :mod:`bioevidence.limits`) checked on the composed node graph before anything is built, so
+  a "billion laughs" file is refused in milliseconds.
+* Reads (:func:`read_limited`) take only regular files (not pipes or devices) and read at most
+  the limit; :func:`confine` refuses a path that leaves a workspace, symlinks followed.
+* Gzip (:func:`iter_gunzip`) is inflated as a stream with a cap on the inflated size.
+* Error messages quote at most a short, escaped excerpt of an input (``errors.excerpt``).
 * Writes go to a temporary file in the target folder and are renamed into place, so a reader
-  never sees half a file and a failed write keeps the previous one.
+  never sees half a file and a failed write keeps the previous one; :func:`refuse_output`
+  keeps outputs off the run's inputs and out of pinned snapshot folders.
 """
 
 from __future__ import annotations
@@ -13,16 +21,20 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import stat
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from .errors import InputError
+from .errors import InputError, LimitError, excerpt, safe_message
 
 MAX_BYTES = 50 * 1024 * 1024
 MAX_DEPTH = 100
+CHUNK = 1024 * 1024
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _reject_constant(name: str) -> Any:
@@ -35,7 +47,7 @@ _PARSE_STATE = threading.local()
 def _finite_float(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise ValueError(f"number {text} is out of range")
+        raise ValueError(f"number {excerpt(text)} is out of range")
     _PARSE_STATE.floats = True
     return value
 
@@ -45,7 +57,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(out) != len(pairs):
         seen: set[str] = set()
         duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
-        raise ValueError(f"duplicate key {duplicate!r}")
+        raise ValueError(f"duplicate key {excerpt(duplicate)}")
     return out
 
 
@@ -67,6 +79,45 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
             if depth > limit:
                 raise ValueError(f"nesting deeper than {limit} levels")
             stack.extend((v, depth + 1) for v in node)
+
+
+def find_surrogate(value: Any) -> str | None:
+    """The JSON path of the first string (or key) holding a lone surrogate, else ``None``."""
+    stack: list[tuple[Any, str]] = [(value, "$")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, str):
+            if not _encodable(node):
+                return path
+        elif isinstance(node, dict):
+            for key, child in node.items():
+                if isinstance(key, str) and not _encodable(key):
+                    return f"{path} (a key)"
+                stack.append((child, f"{path}.{key}" if isinstance(key, str) and len(key) < 40 else f"{path}.…"))
+        elif isinstance(node, list):
+            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(node))
+    return None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def refuse_surrogates(value: Any, *, file: str | None = None, line: int | None = None) -> None:
+    """``InputError`` when ``value`` holds a lone surrogate (``"\\ud800"``: valid JSON syntax, not text)."""
+    where = find_surrogate(value)
+    if where is not None:
+        raise InputError(f"a string at {escape_path(where)} holds a lone surrogate escape (\\ud800-\\udfff without "
+                         "its pair), which is not Unicode text; remove it or write the character itself",
+                         file=file, line=line)
+
+
+def escape_path(path: str, limit: int = 120) -> str:
+    return safe_message(path, limit)
 
 
 def decode_utf8(data: bytes, *, file: str | None = None, line: int | None = None) -> str:
@@ -97,31 +148,47 @@ def parse_json_tracked(data: bytes | str, *, file: str | None = None, line: int 
                          file=file, line=line if line is not None else exc.lineno) from exc
     except ValueError as exc:
         raise InputError(f"invalid JSON: {exc}", file=file, line=line) from exc
+    if _SURROGATE_ESCAPE.search(text) is not None:  # only escapes can make a lone surrogate
+        refuse_surrogates(value, file=file, line=line)
     return value, bool(_PARSE_STATE.floats)
 
 
-def parse_yaml(data: bytes | str, *, file: str | None = None, what: str = "YAML") -> Any:
-    """Parse YAML safely: no object tags, no duplicate or non-string keys, depth and size limits."""
+def parse_yaml(data: bytes | str, *, file: str | None = None, what: str = "YAML",
+               max_aliases: int | None = None, max_expansion: int | None = None) -> Any:
+    """Parse YAML safely: no object tags, no duplicate or non-string keys, depth, size and alias limits
+    (``None``: from :mod:`bioevidence.limits`)."""
     import yaml
+
+    from .limits import limit
 
     text = decode_utf8(data, file=file) if isinstance(data, bytes) else data
     if len(text) > MAX_BYTES:
-        raise InputError(f"{what} is larger than {MAX_BYTES // (1024 * 1024)} MB", file=file)
+        raise LimitError(f"{what} is larger than {MAX_BYTES // (1024 * 1024)} MB", file=file)
+    aliases_allowed = int(max_aliases if max_aliases is not None else limit("yaml_max_aliases"))
+    expansion_allowed = int(max_expansion if max_expansion is not None else limit("yaml_max_expansion"))
 
     class _Loader(yaml.SafeLoader):
-        pass
+        aliases = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                self.aliases += 1
+                if self.aliases > aliases_allowed:
+                    line = self.peek_event().start_mark.line + 1
+                    raise LimitError(f"{what} uses more than {aliases_allowed} aliases (at line {line}); write the "
+                                     "values out or raise BIOEVIDENCE_YAML_MAX_ALIASES", file=file, line=line)
+            return super().compose_node(parent, index)
 
     def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
         loader.flatten_mapping(node)
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key = loader.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
             if not isinstance(key, str):
-                raise InputError(f"{what} keys must be strings, got {key!r} (line {key_node.start_mark.line + 1})",
-                                 file=file, line=key_node.start_mark.line + 1)
+                raise InputError(f"{what} keys must be strings, got {excerpt(key)} (line {line})", file=file, line=line)
             if key in result:
-                raise InputError(f"duplicate {what} key {key!r} (line {key_node.start_mark.line + 1})",
-                                 file=file, line=key_node.start_mark.line + 1)
+                raise InputError(f"duplicate {what} key {excerpt(key)} (line {line})", file=file, line=line)
             result[key] = loader.construct_object(value_node, deep=True)
         return result
 
@@ -131,33 +198,166 @@ def parse_yaml(data: bytes | str, *, file: str | None = None, what: str = "YAML"
 
     _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
     _Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+    loader = _Loader(text)
     try:
-        value = yaml.load(text, Loader=_Loader)
+        node = loader.get_single_node()
+        if node is not None and loader.aliases:
+            _check_expansion(node, expansion_allowed, what=what, file=file)
+        value = loader.construct_document(node) if node is not None else None
         check_depth(value)
+        refuse_surrogates(value, file=file)
     except InputError:
         raise
     except RecursionError as exc:
         raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels", file=file) from exc
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        where = f" at line {line} column {mark.column + 1}" if mark is not None else ""
+        problem = "; ".join(safe_message(p, 120) for p in (exc.context, exc.problem) if p)
+        raise InputError(f"invalid {what}: {problem or 'malformed'}{where}", file=file, line=line) from exc
     except yaml.YAMLError as exc:
-        raise InputError(f"invalid {what}: {' '.join(str(exc).split())}", file=file) from exc
+        raise InputError(f"invalid {what}: {safe_message(str(exc), 120)}", file=file) from exc
     except ValueError as exc:
-        raise InputError(f"invalid {what}: {exc}", file=file) from exc
+        raise InputError(f"invalid {what}: {safe_message(str(exc), 120)}", file=file) from exc
+    finally:
+        loader.dispose()
     return value
 
 
-def read_limited(path: Path, limit: int = MAX_BYTES) -> bytes:
-    """Read a file, refusing it before reading when it is larger than ``limit`` bytes."""
+def _check_expansion(root: Any, allowed: int, *, what: str, file: str | None) -> None:
+    """Refuse a node graph whose alias expansion adds more than ``allowed`` nodes, or loops.
+
+    Sizes are computed once per distinct node (memoised), so the check costs the size of the
+    file, not of its expansion."""
+    sizes: dict[int, int] = {}
+    visiting: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            children = _children(node)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            visiting.discard(key)
+            continue
+        if key in sizes:
+            continue
+        if key in visiting:
+            line = node.start_mark.line + 1
+            raise LimitError(f"{what} has a recursive alias (an anchor used inside itself, line {line}); "
+                             "it would expand forever", file=file, line=line)
+        visiting.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) not in sizes:
+                stack.append((child, False))
+    added = sizes[id(root)] - len(sizes)
+    if added > allowed:
+        raise LimitError(f"{what} aliases would expand it by {added} nodes, over the limit of {allowed} (a YAML "
+                         "alias bomb?); write the values out or raise BIOEVIDENCE_YAML_MAX_EXPANSION", file=file)
+
+
+def _children(node: Any) -> list[Any]:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def read_limited(path: Path | str, limit: int = MAX_BYTES, *, within: Path | None = None) -> bytes:
+    """Read a regular file of at most ``limit`` bytes (refused before reading when larger).
+
+    Pipes, devices and sockets are refused (``/dev/zero`` never ends); with ``within``, a path
+    whose real location (symlinks followed) is outside that folder is refused (:func:`confine`).
+    """
+    path = Path(path)
+    target = confine(path, within) if within is not None else path
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise InputError(f"file is {size} bytes, over the {limit // (1024 * 1024)} MB limit", file=str(path))
-        return path.read_bytes()
+        fd = os.open(target, flags)
     except IsADirectoryError as exc:
         raise InputError("is a directory, expected a file", file=str(path)) from exc
     except FileNotFoundError as exc:
         raise InputError("no such file", file=str(path)) from exc
     except PermissionError as exc:
         raise InputError("permission denied", file=str(path)) from exc
+    except OSError as exc:
+        raise InputError(f"cannot open: {exc.strerror}", file=str(path)) from exc
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError("is a directory, expected a file", file=str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError("is not a regular file (a pipe, device or socket); give a file", file=str(path))
+        if info.st_size > limit:
+            raise LimitError(f"file is {info.st_size} bytes, over the {limit // (1024 * 1024)} MB limit",
+                             file=str(path))
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from exc
+    if len(data) > limit:
+        raise LimitError(f"file grew over the {limit // (1024 * 1024)} MB limit while being read", file=str(path))
+    return data
+
+
+def inside(path: Path | str, folder: Path | str) -> bool:
+    """Whether the real location of ``path`` (symlinks followed, need not exist) is ``folder`` or below it."""
+    real, base = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
+    return real == base or base in real.parents
+
+
+def confine(path: Path | str, root: Path | str) -> Path:
+    """The real path of ``path`` when it lies inside ``root`` (symlinks followed), else ``InputError``.
+
+    A record in a pull request that is a symlink to ``/etc/passwd`` or a secrets file is refused
+    here, before a byte of the target is read; the message does not say where the link points."""
+    path = Path(path)
+    if not inside(path, root):
+        linked = any(p.is_symlink() for p in (path, *path.parents) if str(p) not in ("", "."))
+        how = "is a symlink that leads outside" if linked else "is outside"
+        raise InputError(f"{how} the workspace {root}; refused (commit the file itself, inside the workspace)",
+                         file=str(path), problem="outside_workspace")
+    return Path(os.path.realpath(path))
+
+
+def iter_gunzip(handle: IO[bytes], limit: int, *, name: str) -> Iterator[bytes]:
+    """The inflated bytes of a gzip stream (every member), in chunks, at most ``limit`` bytes in all.
+
+    Memory stays at one chunk whatever the stream claims; past ``limit`` a :class:`LimitError`
+    naming the limit is raised. A truncated stream raises ``EOFError``, a damaged one ``OSError``
+    or ``zlib.error``: the caller names those in its own terms (corrupted snapshot, bad release).
+    """
+    import gzip
+
+    from .limits import format_size
+
+    total = 0
+    with gzip.GzipFile(fileobj=handle, mode="rb") as stream:
+        while True:
+            chunk = stream.read(CHUNK)
+            if not chunk:
+                return
+            total += len(chunk)
+            if total > limit:
+                raise LimitError(f"{name} inflates to more than {format_size(limit)} (the max_inflated limit; a "
+                                 "decompression bomb?); if the file is genuine raise the limit with --max-inflated "
+                                 "or BIOEVIDENCE_MAX_INFLATED", file=name, problem="too_large")
+            yield chunk
+
+
+def gunzip_limited(data: bytes, limit: int, *, name: str) -> bytes:
+    """All of :func:`iter_gunzip` over in-memory ``data``, as bytes."""
+    import io as _io
+
+    out = bytearray()
+    for chunk in iter_gunzip(_io.BytesIO(data), limit, name=name):
+        out += chunk
+    return bytes(out)
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -219,11 +419,26 @@ def same_file(a: Path, b: Path) -> bool:
 
 def refuse_overwrite(output: Path, protected: Iterable[Path], *, what: str = "--output") -> None:
     """Refuse to write ``output`` over any of ``protected`` (inputs, profile, schema)."""
+    refuse_output(output, reads=protected, what=what)
+
+
+def refuse_output(output: Path, *, reads: Iterable[Path | str] = (), folders: Iterable[Path | str] = (),
+                  what: str = "--output") -> None:
+    """Refuse an output path that is (or links to) a file the run reads, or lies in a pinned folder.
+
+    ``reads``: every input file of the run (records, the ``--files-from`` list, profile, schema,
+    ontologies, gene sets, reference tables, a draft's hashed sources); ``folders``: snapshot
+    folders, whose every file is a pinned input (``literature.json`` included)."""
     from .errors import ConfigurationError
 
-    for path in protected:
-        if Path(path).exists() and same_file(output, path):
+    output = Path(output)
+    for path in reads:
+        if Path(path).exists() and same_file(output, Path(path)):
             raise ConfigurationError(f"{what} {output} would overwrite an input ({path}); choose another path")
+    for folder in folders:
+        if inside(output, folder):
+            raise ConfigurationError(f"{what} {output} is inside the pinned snapshot folder {folder}, whose files "
+                                     "are inputs; write the output elsewhere")
 
 
 def safe_child(folder: Path, name: str) -> Path:

@@ -73,11 +73,24 @@ def epmc(shared_data: Path) -> Iterator[tuple[LoopbackServer, dict[str, Any]]]:
         yield server, state
 
 
+_CLIENTS: list[HttpClient] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_clients() -> Iterator[None]:
+    """Close every client a test opened (an unclosed pool's sockets raise ResourceWarning when collected)."""
+    yield
+    while _CLIENTS:
+        _CLIENTS.pop().close()
+
+
 def _backend(server: LoopbackServer, tmp_path: Path, **kwargs: Any) -> EuropePMCBackend:
     config = HttpConfig(urls={"europepmc": server.url}, cache_dir=tmp_path / "cache", backoff_base=0.01,
                         backoff_max=0.02, max_attempts=3, connect_timeout=2.0, read_timeout=5.0,
                         limits={n: HostLimit(None, 8) for n in ("eutils", "europepmc", "crossref", "default")})
-    return EuropePMCBackend(EuropePMC(HttpClient(config)), SnapshotStore(tmp_path / "store"), **kwargs)
+    http = HttpClient(config)
+    _CLIENTS.append(http)
+    return EuropePMCBackend(EuropePMC(http), SnapshotStore(tmp_path / "store"), **kwargs)
 
 
 def test_plan_page_dedup_and_full_text_without_network(epmc: tuple[LoopbackServer, dict[str, Any]],

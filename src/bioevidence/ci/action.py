@@ -1,7 +1,10 @@
 """The step of the GitHub Action (``action.yml``): ``bioevidence ci run``.
 
 1. Resolve the ``files`` input (whitespace-separated globs, ``**`` recursive, folders searched
-   for record files, ``!pattern`` excludes); no match is a configuration error (exit 3).
+   for record files, ``!pattern`` excludes); no match is a configuration error (exit 3), and so
+   is a glob that is absolute or climbs out with ``..``: only the workspace is gated. A matched
+   file whose real location is outside the workspace (a symlink to ``/etc/passwd`` committed in
+   a pull request) is refused unread, as an input error of that file (``validate --workspace``).
 2. For ``format: draft``, build each draft into a record in a temporary folder with
    ``bioevidence build DRAFT -o RECORD``; a draft that does not build is an input error.
 3. Run ONE ``bioevidence validate`` process over all files (JSONL report), with the profile
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ..errors import ConfigurationError, InputError
+from ..errors import ConfigurationError, InputError, excerpt
 from ..gate.batch import Result
 from ..gate.inputs import RECORD_SUFFIXES
 from ..gate.render import batch_exit_code, counts
@@ -96,6 +99,7 @@ def resolve_files(patterns: str, cwd: Path) -> list[str]:
     """
     chosen: dict[str, None] = {}
     for pattern in _words(patterns):
+        _check_pattern(pattern)
         exclude = pattern.startswith("!")
         matched: list[str] = []
         for hit in sorted(glob.glob(pattern[1:] if exclude else pattern, root_dir=cwd, recursive=True)):
@@ -112,6 +116,29 @@ def resolve_files(patterns: str, cwd: Path) -> list[str]:
             else:
                 chosen[key] = None
     return sorted(chosen)
+
+
+def _check_pattern(pattern: str) -> None:
+    """A glob must stay in the workspace: not absolute, no ``..`` part, no ``~``."""
+    body = pattern[1:] if pattern.startswith("!") else pattern
+    parts = body.replace("\\", "/").split("/")
+    if body.startswith(("/", "~")) or Path(body).is_absolute() or ".." in parts or (len(body) > 1 and body[1] == ":"):
+        raise ConfigurationError(f"the files input {excerpt(pattern)} reaches outside the workspace (absolute, '~' "
+                                 "or '..'); write globs relative to the repository root, e.g. 'records/**/*.json'")
+
+
+def _outside_error(name: str, cwd: Path) -> Result | None:
+    """An error result for a file whose real location is outside ``cwd``, else ``None``."""
+    from ..io import confine
+
+    try:
+        confine(cwd / name, cwd)
+    except InputError as exc:
+        error = InputError(exc.message, file=name)
+        text = json.dumps({"file": name, "line": None, "error": error.kind, "message": error.message},
+                          ensure_ascii=False, separators=(",", ":"))
+        return Result(name, None, "error", text, error)
+    return None
 
 
 def _error_message(stderr: str) -> str:
@@ -152,6 +179,10 @@ def build_drafts(drafts: Sequence[str], folder: Path, cwd: Path,
     built: dict[str, str] = {}
     failed: list[Result] = []
     for number, draft in enumerate(drafts, start=1):
+        outside = _outside_error(draft, cwd)
+        if outside is not None:
+            failed.append(outside)
+            continue
         target = folder / f"{number:04d}-{Path(draft).stem}.json"
         done = _bioevidence("build", draft, "-o", str(target), *flags, cwd=cwd)
         if done.returncode == 0 and target.is_file():
@@ -180,13 +211,17 @@ def read_report(path: Path) -> list[Result]:
     return out
 
 
-def run_validate(files: Sequence[str], flags: Sequence[str], report: Path, cwd: Path, log: TextIO) -> list[Result]:
-    """One ``bioevidence validate`` process over ``files``; its results, or an error when it could not run."""
+def run_validate(files: Sequence[str], flags: Sequence[str], report: Path, cwd: Path, log: TextIO,
+                 workspace: Path | None = None) -> list[Result]:
+    """One ``bioevidence validate`` process over ``files``; its results, or an error when it could not run.
+
+    With ``workspace``, files whose real location is outside it are refused unread."""
     report.unlink(missing_ok=True)
     listing = report.with_suffix(".files")
     listing.write_text("".join(f"{name}\n" for name in files), encoding="utf-8")  # no command-line length limit
+    confined = ["--workspace", str(workspace)] if workspace is not None else []
     done = _bioevidence("validate", "--files-from", str(listing), "--format", "jsonl", "--output", str(report),
-                        *flags, cwd=cwd)
+                        *confined, *flags, cwd=cwd)
     if done.stderr.strip():
         log.write("::group::bioevidence validate messages\n" + done.stderr.rstrip("\n") + "\n::endgroup::\n")
     if done.returncode not in (0, 1, 2, 3) or not report.is_file():
@@ -244,7 +279,8 @@ def run_gate(inputs: ActionInputs, *, cwd: Path, env: Mapping[str, str], out: Te
         sources, failures = build_drafts(files, records, cwd, build_flags)
         targets = list(sources)
     report = folder / "report.jsonl"
-    validated = run_validate(targets, inputs.validate_flags(), report, cwd, out) if targets else []
+    validated = run_validate(targets, inputs.validate_flags(), report, cwd, out,
+                             workspace=cwd if inputs.format == "record" else None) if targets else []
     if inputs.format == "draft":
         by_file = {r.file: r for r in validated}
         failing = {r.file: r for r in failures}

@@ -173,10 +173,12 @@ def yaml_lines(text: str) -> dict[Steps, int]:
         return lines
     stack: list[tuple[Any, Steps]] = [(root, ())]
     lines[()] = root.start_mark.line + 1
+    seen: set[int] = set()
     while stack:
         node, path = stack.pop()
-        if len(path) > 200:
-            continue  # a recursive alias; the record parser refuses such files anyway
+        if id(node) in seen or len(path) > 200:
+            continue  # an alias of a node already mapped (its lines are at the anchor): never expanded
+        seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 key: Key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
@@ -205,11 +207,14 @@ class LineMap:
     @classmethod
     def from_file(cls, path: str | Path) -> LineMap | None:
         """The map of a record file, or ``None`` when it cannot be read or parsed."""
+        from ..errors import BioevidenceError
+        from ..io import read_limited
+
         path = Path(path)
         kind = "yaml" if path.suffix.lower() in (".yaml", ".yml") else "json"
-        try:
-            return cls.parse(path.read_text(encoding="utf-8-sig"), kind)
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        try:  # bounded: regular files of at most 50 MB only
+            return cls.parse(read_limited(path).decode("utf-8-sig"), kind)
+        except (BioevidenceError, OSError, UnicodeDecodeError, ValueError, RecursionError):
             return None
 
     def line(self, field_path: str) -> int:

@@ -33,32 +33,49 @@ def _grounding_options(f: Any) -> Any:
         click.option("--reference", type=click.Path(dir_okay=False, path_type=Path),
                      help="Reference assertion table for the cross-check (BEV025)."),
         click.option("--cues", is_flag=True, help="Run the semantic cue checker (BEV022)."),
+        click.option("--max-inflated", "max_inflated", metavar="SIZE", callback=_size_option,
+                     help="Most bytes a pinned file, ontology or gene set may inflate to (e.g. 512M; "
+                          "default 256M, or $BIOEVIDENCE_MAX_INFLATED)."),
     ]
     for option in reversed(options):
         f = option(f)
     return f
 
 
-def _build_grounders(profile: Any, options: dict[str, Any], *, grounding: bool = True) -> list[Any]:
-    """Grounders from the command-line flags, else from the profile's ``grounders:`` section, else
-    the configured home store (``$BIOEVIDENCE_STORE`` / ``$BIOEVIDENCE_HOME/store``)."""
-    flags = {k: v for k, v in options.items() if v}
+def _size_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    if value is None:
+        return None
+    from ..limits import parse_size
+
+    try:
+        return parse_size(value, what=f"--{(param.name or 'size').replace('_', '-')}")
+    except ConfigurationError as exc:
+        raise click.BadParameter(exc.message) from exc
+
+
+def _grounder_options(profile: Any, options: dict[str, Any], *, grounding: bool = True) -> Any:
+    """``GrounderOptions`` from the command-line flags, else from the profile's ``grounders:`` section,
+    else the configured home store (``$BIOEVIDENCE_STORE`` / ``$BIOEVIDENCE_HOME/store``); ``None``
+    when none asks for a grounder or ``grounding`` is off (``--no-grounding``)."""
+    max_inflated = options.get("max_inflated")
+    flags = {k: v for k, v in options.items() if v and k != "max_inflated"}
     if not grounding:
         if flags:
             raise click.UsageError(f"--no-grounding turns grounding off; drop --{next(iter(flags)).replace('_', '-')}")
-        return []
-    from ..gate.grounders.config import GrounderOptions, build_grounders, options_from_profile, parse_term_roots
+        return None
+    from dataclasses import replace
+
+    from ..gate.grounders.config import GrounderOptions, options_from_profile, parse_term_roots
 
     if not flags and not (profile is not None and profile.grounders):
         from ..sources.store import home_store
 
         home = home_store()
         if home is None:
-            return []
+            return None
         if not home.is_dir():
             raise ConfigurationError(f"BIOEVIDENCE_STORE={home} is not a folder; point it at a snapshot folder")
-        return build_grounders(GrounderOptions(snapshot_dir=home))
-
+        return GrounderOptions(snapshot_dir=home, max_inflated=max_inflated)
     if flags:
         chosen = GrounderOptions(
             snapshot_dir=options.get("snapshot_dir"), ontologies=tuple(options.get("ontologies") or ()),
@@ -68,6 +85,16 @@ def _build_grounders(profile: Any, options: dict[str, Any], *, grounding: bool =
     else:
         base = profile.path.parent if profile.path is not None else None
         chosen = options_from_profile(profile.grounders, base=base)
+    return replace(chosen, max_inflated=max_inflated)
+
+
+def _build_grounders(profile: Any, options: dict[str, Any], chosen: Any = None) -> list[Any]:
+    """Grounders from the command-line flags, else from the profile's ``grounders:`` section."""
+    chosen = chosen if chosen is not None else _grounder_options(profile, options)
+    if chosen is None:
+        return []
+    from ..gate.grounders.config import build_grounders
+
     return build_grounders(chosen)
 
 
@@ -82,12 +109,15 @@ def _build_grounders(profile: Any, options: dict[str, Any], *, grounding: bool =
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the output here (atomically) instead of stdout.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: all cores for large batches).")
+@click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), envvar="BIOEVIDENCE_WORKSPACE",
+              help="Refuse record files whose real location (symlinks followed) is outside this folder; "
+                   "`ci run` passes its working directory. [BIOEVIDENCE_WORKSPACE]")
 @click.option("--no-grounding", is_flag=True,
               help="Check no quote against its paper, as bioai-evidence-validator 0.8.0 without --snapshot-dir "
                    "(otherwise such evidence goes to review, BEV029); the report records it.")
 @_grounding_options
 def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None, fmt: str | None, output: Path | None,
-             workers: int | None, no_grounding: bool, **grounding: Any) -> None:
+             workers: int | None, workspace: Path | None, no_grounding: bool, **grounding: Any) -> None:
     """Validate evidence records and decide each requested use.
 
     PATHS are record files (.json, .yaml, .yml), JSONL files of one record per line, or folders
@@ -112,7 +142,7 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
     from ..gate.inputs import expand, read_jobs
     from ..gate.profiles import load_profile, resolve_profile_path
     from ..gate.validator import Validator
-    from ..io import atomic_write_text, refuse_overwrite
+    from ..io import atomic_write_text, refuse_output
     from ..resources import schema_file
 
     listed = [Path(line.strip()) for line in files_from if line.strip()] if files_from is not None else []
@@ -122,14 +152,20 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
     if not files:
         raise ConfigurationError("no record files found (looked for *.json, *.yaml, *.yml, *.jsonl)")
     profile = load_profile(profile_name) if profile_name else None
+    chosen = _grounder_options(profile, grounding, grounding=not no_grounding)
     if output is not None:
-        protected = [*files, schema_file("bioevidence_core.schema.json")]
+        reads: list[Path] = [*files, schema_file("bioevidence_core.schema.json")]
+        if files_from is not None and Path(getattr(files_from, "name", "-")).is_file():
+            reads.append(Path(files_from.name))
         if profile_name:
-            protected.append(resolve_profile_path(profile_name))
-        refuse_overwrite(output, protected)
-    validator = Validator(profile, grounders=_build_grounders(profile, grounding, grounding=not no_grounding),
+            reads.append(resolve_profile_path(profile_name))
+        if profile is not None and profile.path is not None:
+            reads.append(profile.path)
+        refuse_output(output, reads=[*reads, *(chosen.input_files() if chosen else [])],
+                      folders=chosen.input_folders() if chosen else [])
+    validator = Validator(profile, grounders=_build_grounders(profile, grounding, chosen) if chosen else [],
                           grounding=not no_grounding)
-    jobs = [job for f in files for job in read_jobs(f)]
+    jobs = [job for f in files for job in read_jobs(f, workspace=workspace)]
     results = run(jobs, validator, workers=workers)
     for r in results:
         if r.error is not None:

@@ -163,18 +163,22 @@ def ask(question: str | None, questions: Path | None, backend: str, index_dir: P
         lib = Librarian(index_dir, references=references, progress=progress, planner=plan_with,
                         judge=judge_with, llm=llm)
     batch = _questions(questions) if questions is not None else [("", question or "")]
-    for qid, text in batch:
-        try:
-            answer = lib.ask(text, top_k=top_k).to_json()
-        finally:
-            done()
-        if questions is not None:
-            answer = {"id": qid, **answer}
-        if as_json or questions is not None:
-            click.echo(json.dumps(answer, ensure_ascii=False))
-            continue
-        if answer["fallback"]:
-            click.echo(f"note: {answer['fallback']}")
-        for it in answer["items"]:
-            click.echo(f"[{it['rank']}] {it['title'][:80]} ({it['year']}) {it['locator']}")
-            click.echo(f"    {it['text']}")
+    try:
+        for qid, text in batch:
+            try:
+                answer = lib.ask(text, top_k=top_k).to_json()
+            finally:
+                done()
+            if questions is not None:
+                answer = {"id": qid, **answer}
+            if as_json or questions is not None:
+                click.echo(json.dumps(answer, ensure_ascii=False))
+                continue
+            if answer["fallback"]:
+                click.echo(f"note: {answer['fallback']}")
+            for it in answer["items"]:
+                click.echo(f"[{it['rank']}] {it['title'][:80]} ({it['year']}) {it['locator']}")
+                click.echo(f"    {it['text']}")
+    finally:
+        if backend == "europepmc":
+            live.client.http.close()  # its connection pool: no socket left for the garbage collector

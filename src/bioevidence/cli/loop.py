@@ -16,14 +16,31 @@ METHODS = ("deterministic_parser", "manual_curation", "normalized_string_match",
 DEFAULT_QUEUE = Path("review-queue.sqlite")
 
 
-def _emit(text: str, output: Path | None, protected: list[Path]) -> None:
-    from ..io import atomic_write_text, refuse_overwrite
+def _emit(text: str, output: Path | None, protected: list[Path], folders: list[Path] | None = None) -> None:
+    from ..io import atomic_write_text, refuse_output
 
     if output is None:
         click.echo(text, nl=False)
         return
-    refuse_overwrite(output, protected)
+    refuse_output(output, reads=protected, folders=folders or [])
     atomic_write_text(output, text)
+
+
+def _hashed_files(value: Any, base: Path) -> list[Path]:
+    """The local files a draft's sources name (``file:``), which the build hashes: inputs, never outputs."""
+    from ..errors import BioevidenceError
+    from ..io import safe_child
+
+    out: list[Path] = []
+    sources = value.get("sources") if isinstance(value, dict) else None
+    for row in sources if isinstance(sources, list) else []:
+        name = row.get("file") if isinstance(row, dict) else None
+        if isinstance(name, str):
+            try:
+                out.append(safe_child(base, name))
+            except BioevidenceError:
+                continue  # the builder refuses it with a clear message
+    return out
 
 
 @click.command()
@@ -49,13 +66,18 @@ def build(draft: Path, output: Path | None, method: str | None, snapshot_dir: Pa
       bioevidence build examples/drafts/curated_note.yaml -o record.json
       bioevidence build answer.json --model --method llm_extraction --snapshot-dir snapshots/
     """
+    from ..io import refuse_output
     from ..loop.draft import DraftBuilder, load_draft
 
     value = load_draft(draft)
-    builder = DraftBuilder(method=method, base_dir=draft.resolve().parent, snapshot_dir=snapshot_dir,
+    base = draft.resolve().parent
+    protected, folders = [draft, *_hashed_files(value, base)], [snapshot_dir] if snapshot_dir is not None else []
+    if output is not None:
+        refuse_output(output, reads=protected, folders=folders)  # before any work: a wrong -o costs nothing
+    builder = DraftBuilder(method=method, base_dir=base, snapshot_dir=snapshot_dir,
                            model=model_output, record_id=record_id)
     record = builder.build(value)
-    _emit(json.dumps(record, indent=2, ensure_ascii=False) + "\n", output, [draft])
+    _emit(json.dumps(record, indent=2, ensure_ascii=False) + "\n", output, protected, folders)
 
 
 @click.command("draft-schema")
@@ -100,13 +122,13 @@ _queue_option = click.option("--queue", "queue_path", type=click.Path(dir_okay=F
                              default=DEFAULT_QUEUE, show_default=True, help="The review queue (a SQLite file).")
 
 
-def _open_queue(path: Path, *, must_exist: bool = True) -> Any:
+def _open_queue(path: Path, *, must_exist: bool = True, verify: bool = True) -> Any:
     from ..loop.queue import ReviewQueue
 
     if must_exist and not path.exists():
         raise ConfigurationError(f"no review queue at {path}; pass --queue FILE (records arrive through revise "
                                  "or `bioevidence review add`)")
-    return ReviewQueue(path)
+    return ReviewQueue(path, verify=verify)
 
 
 @review.command("add")
@@ -147,9 +169,11 @@ def review_list(queue_path: Path, status: str, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
         return
+    from ..errors import safe_message
+
     for r in rows:
-        click.echo(f"{r.id:>5}  {r.state:<7} {r.overall_status:<15} {r.reason:<28} {r.record_id}  "
-                   f"{', '.join(r.reason_codes)}")
+        click.echo(f"{r.id:>5}  {r.state:<7} {r.overall_status:<15} {safe_message(r.reason, 60):<28} "
+                   f"{safe_message(str(r.record_id), 200)}  {', '.join(r.reason_codes)}")
 
 
 @review.command("show")
@@ -199,10 +223,36 @@ def review_decide(entry: int, decision: str, reviewer: str, name: str | None, ra
                               uses=list(uses) or None, validator=validator)
     click.echo(f"entry {entry}: {decision} by {reviewer}; record now {result.report.overall_status}")
     if output is not None:
-        _emit(json.dumps(result.record, indent=2, ensure_ascii=False) + "\n", output, [queue_path])
+        snapshots = grounding.get("snapshot_dir")
+        _emit(json.dumps(result.record, indent=2, ensure_ascii=False) + "\n", output, [queue_path],
+              [snapshots] if snapshots else [])
     sys.exit(result.report.exit_code)
 
 
+
+
+@review.command("verify")
+@_queue_option
+@click.option("--expect-head", metavar="SHA256", help="A ledger head written down earlier: the chain must still "
+              "pass through it (catches a rewritten history).")
+def review_verify(queue_path: Path, expect_head: str | None) -> None:
+    """Check that the queue is intact: every entry and decision matches its hash-chained ledger row.
+
+    Prints the head of the chain (write it down: `--expect-head` checks a later file against it).
+    Exit 1 and one line per problem when the file was altered outside bioevidence.
+    """
+    if expect_head is not None:
+        from ..sources.store import check_sha256
+
+        check_sha256(expect_head.strip().lower(), what="--expect-head")
+    with _open_queue(queue_path, verify=False) as queue:
+        state = queue.verify(expect_head=expect_head.strip().lower() if expect_head else None)
+    for problem in state.problems:
+        click.echo(f"problem: {problem}")
+    if state.problems:
+        click.echo(f"{len(state.problems)} problem(s) in {queue_path}; restore it from a backup", err=True)
+        sys.exit(1)
+    click.echo(f"ok: {state.rows} entries and decisions chained; head {state.head}")
 
 
 # -- audits and agreement ----------------------------------------------------------------------

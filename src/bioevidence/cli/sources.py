@@ -19,14 +19,19 @@ def sources() -> None:
 
 @sources.command("verify")
 @click.argument("directory", type=click.Path(path_type=Path))
-def verify(directory: Path) -> None:
-    """Re-hash every file in DIRECTORY; list missing, corrupted or truncated files (exit 1 on any)."""
+@click.option("--max-inflated", metavar="SIZE", help="Most bytes one pinned file may inflate to (e.g. 512M; "
+              "default 256M, or $BIOEVIDENCE_MAX_INFLATED).")
+def verify(directory: Path, max_inflated: str | None) -> None:
+    """Re-hash every file in DIRECTORY (streaming); list missing, corrupted, truncated, too_large or
+    unreadable files (exit 1 on any)."""
+    from ..limits import parse_size
     from ..sources.catalogue import Catalogue
     from ..sources.store import SnapshotStore
 
     if not directory.is_dir():
         raise InputError("no such snapshot folder; pass the folder given to --snapshot-dir", file=str(directory))
-    store = SnapshotStore(directory)
+    cap = parse_size(max_inflated, what="--max-inflated") if max_inflated is not None else None
+    store = SnapshotStore(directory, max_inflated=cap)
     catalogue = Catalogue.load(directory)
     problems = store.verify(expected=sorted(catalogue.hashes()))
     count = sum(1 for _ in store.entries())
@@ -104,6 +109,9 @@ def _read_record(path: Path) -> Any:
 @click.option("--email", help="Contact email for NCBI and Crossref (else $BIOEVIDENCE_EMAIL).")
 @click.option("--resolver", type=click.Choice(["ncbi", "europepmc"]), default="ncbi", show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=8, show_default=True)
+@click.option("--http-deadline", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Total time for one HTTP request, retries and waits included (default 120, or "
+                   "$BIOEVIDENCE_HTTP_DEADLINE).")
 def ground(
     records: tuple[Path, ...],
     snapshot_dir: Path,
@@ -113,6 +121,7 @@ def ground(
     email: str | None,
     resolver: str,
     workers: int,
+    http_deadline: float | None,
 ) -> None:
     """Pin every publication the RECORDS cite and write them with sha256 / retrieved_at pinned.
 
@@ -124,7 +133,7 @@ def ground(
     from rich.console import Console
     from rich.progress import Progress
 
-    from ..io import atomic_write_text, refuse_overwrite
+    from ..io import atomic_write_text, refuse_output
     from ..sources.catalogue import Catalogue
     from ..sources.ground import ground as run_ground
     from ..sources.http import HttpClient, HttpConfig
@@ -137,13 +146,13 @@ def ground(
         raise ConfigurationError("--output takes one record; use --output-dir for several")
     targets = [output] if output else [output_dir / p.name for p in records] if output_dir else []
     for target in targets:
-        refuse_overwrite(target, records)
+        refuse_output(target, reads=records, folders=[snapshot_dir], what="--output" if output else "--output-dir")
     loaded = [(str(p), _read_record(p)) for p in records]
     store = SnapshotStore(snapshot_dir)
     catalogue = Catalogue.load(snapshot_dir)
     console = Console(stderr=True)
     with (
-        HttpClient(HttpConfig.from_env(email=email)) as http,
+        HttpClient(HttpConfig.from_env(email=email, deadline=http_deadline)) as http,
         Progress(console=console, disable=not console.is_terminal, transient=True) as progress,
     ):
         pinner = Pinner(store, catalogue, http, resolver=resolver)

@@ -1,9 +1,26 @@
-"""Findings: what a check says about one place in a record, and the fix when it is known."""
+"""Findings: what a check says about one place in a record, and the fix when it is known.
+
+Whatever a check writes, a finding's message and field path reach reports, annotations and
+SARIF with control and formatting characters escaped and at most ``MESSAGE_CHARS`` (1000)
+and ``PATH_CHARS`` (300) characters: the backstop behind every check quoting input through
+``errors.excerpt``. Use names (copied from the record) are written out bounded the same way
+(``NAME_CHARS``), but only when serialised: decisions compare the exact strings.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..errors import MESSAGE_CHARS, safe_message
+
+PATH_CHARS = 300
+NAME_CHARS = 200
+
+
+def bounded_name(text: object) -> object:
+    """A record-supplied name (use, record id) as written to a report: escaped, at most ``NAME_CHARS``."""
+    return safe_message(text, NAME_CHARS) if isinstance(text, str) else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +58,21 @@ class Finding:
     blocking_uses: list[str] = field(default_factory=list)
     fix: Fix | None = None
 
+    def __post_init__(self) -> None:
+        message = safe_message(self.message, MESSAGE_CHARS)
+        if message != self.message:
+            object.__setattr__(self, "message", message)
+        path = safe_message(self.field_path, PATH_CHARS)
+        if path != self.field_path:
+            object.__setattr__(self, "field_path", path)
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "rule_id": self.rule_id,
             "severity": self.severity,
             "message": self.message,
             "field_path": self.field_path,
-            "blocking_uses": list(self.blocking_uses),
+            "blocking_uses": [bounded_name(u) for u in self.blocking_uses],
         }
         if self.fix is not None:
             out["fix"] = self.fix.to_dict()

@@ -3,7 +3,9 @@
 Files are split into ``Job``s (one per record: a whole JSON/YAML file, or one JSONL line) that
 carry raw bytes; parsing happens where the record is validated (possibly in a worker
 process). An unreadable file becomes a ``Job`` carrying its ``InputError``, so the rest of the
-batch is still validated and reported.
+batch is still validated and reported. A record is a JSON object (a YAML mapping): an empty
+file, a list or a scalar is an input error (exit 3), not a schema rejection. With a
+``workspace``, a file whose real location (symlinks followed) is outside it is refused unread.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..io import MAX_BYTES, parse_json_tracked, parse_yaml, read_limited
+
+_KINDS = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "true or false"}
 
 RECORD_SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 
@@ -33,8 +37,16 @@ class Job:
         if self.error is not None:
             raise self.error
         if self.kind == "yaml":
-            return parse_yaml(self.data, file=self.file, what="record YAML"), True
-        return parse_json_tracked(self.data, file=self.file, line=self.line)
+            value, floats = parse_yaml(self.data, file=self.file, what="record YAML"), True
+        else:
+            value, floats = parse_json_tracked(self.data, file=self.file, line=self.line)
+        if not isinstance(value, dict):
+            held = "nothing (an empty document)" if value is None else _KINDS.get(type(value), type(value).__name__)
+            what = "a YAML mapping" if self.kind == "yaml" else "a JSON object"
+            place = "line" if self.line is not None else "file"
+            raise InputError(f"a record must be {what}, but this {place} holds {held}; write one record per {place}",
+                             file=self.file, line=self.line)
+        return value, floats
 
 
 def expand(paths: Iterable[str | Path]) -> list[Path]:
@@ -49,11 +61,14 @@ def expand(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def read_jobs(path: Path) -> Iterator[Job]:
-    """The records of one file: one job for JSON/YAML, one per non-blank line for JSONL."""
+def read_jobs(path: Path, *, workspace: Path | None = None) -> Iterator[Job]:
+    """The records of one file: one job for JSON/YAML, one per non-blank line for JSONL.
+
+    With ``workspace``, a file that resolves outside it (a symlink to ``/etc/passwd``) is an
+    error job, and its target is never read."""
     name = str(path)
     try:
-        data = read_limited(path, MAX_BYTES)
+        data = read_limited(path, MAX_BYTES, within=workspace)
     except InputError as exc:
         yield Job(name, None, error=exc)
         return
@@ -66,6 +81,6 @@ def read_jobs(path: Path) -> Iterator[Job]:
         yield Job(name, None, data, "yaml" if suffix in (".yaml", ".yml") else "json")
 
 
-def iter_jobs(paths: Iterable[str | Path]) -> Iterator[Job]:
+def iter_jobs(paths: Iterable[str | Path], *, workspace: Path | None = None) -> Iterator[Job]:
     for path in expand(paths):
-        yield from read_jobs(path)
+        yield from read_jobs(path, workspace=workspace)

@@ -10,6 +10,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
+from ..errors import escape_text
 from .batch import Result
 
 RULES_DOC = "docs/rules.md"
@@ -53,7 +54,7 @@ def render_text(results: Sequence[Result]) -> str:
     tally = counts(results)
     lines.append(f"{len(results)} records: {tally['admitted']} admitted, {tally['review_required']} review required, "
                  f"{tally['rejected']} rejected, {tally['error']} input errors")
-    return "\n".join(lines) + "\n"
+    return "\n".join(escape_text(line) for line in lines) + "\n"  # record ids and file names are input
 
 
 def _codes_md(codes: Sequence[str], rules_link: str) -> str:
@@ -77,7 +78,7 @@ def render_markdown(results: Sequence[Result], rules_link: str = RULES_DOC) -> s
                      f"| {_codes_md(report.reason_codes(), rules_link)} |")
     lines += ["", f"**{len(results)} records**: {tally['admitted']} admitted, {tally['review_required']} review "
               f"required, {tally['rejected']} rejected, {tally['error']} input errors."]
-    return "\n".join(lines) + "\n"
+    return "\n".join(escape_text(line) for line in lines) + "\n"  # record ids and file names are input
 
 
 def batch_exit_code(results: Sequence[Result]) -> int:

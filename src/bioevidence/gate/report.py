@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .findings import Finding
+from .findings import Finding, bounded_name
 from .grounding import QuoteLocation
 
 EXIT_CODES = {"admitted": 0, "rejected": 1, "review_required": 2}
@@ -29,7 +29,8 @@ class UseDecision:
     reason_codes: list[str]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"use": self.use, "admission_status": self.admission_status, "reason_codes": list(self.reason_codes)}
+        return {"use": bounded_name(self.use), "admission_status": self.admission_status,
+                "reason_codes": list(self.reason_codes)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,7 @@ class Report:
         out: dict[str, Any] = {
             "validator": self.validator,
             "validator_version": self.validator_version,
-            "record_id": self.record_id,
+            "record_id": bounded_name(self.record_id),
             "profile_id": self.profile_id,
             "profile_version": self.profile_version,
             "profile_sha256": self.profile_sha256,

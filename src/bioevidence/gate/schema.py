@@ -5,6 +5,11 @@ contract. Records are checked with jsonschema-rs, a compiled validator with form
 assertions on (``date-time``, ``uri``); ``tests/gate/test_schema_equivalence.py`` proves it
 accepts and rejects exactly what the reference implementation ``jsonschema`` does over a
 corpus of valid and invalid records.
+
+Messages name the offending value by a short escaped excerpt only (jsonschema-rs quotes the
+whole instance: a record that is a 1 MB string, or ``/etc/passwd`` read as YAML, would be
+poured into every report, annotation and SARIF file), and odd keys in field paths are cut and
+escaped the same way.
 """
 
 from __future__ import annotations
@@ -18,9 +23,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..io import canonical_json
+from ..errors import EXCERPT_CHARS, InputError, escape_text, excerpt, safe_message
+from ..io import canonical_json, find_surrogate
 from ..resources import schema_file
 from .findings import Finding
+
+SCHEMA_MESSAGE_CHARS = 300
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 
 RECORD_SCHEMA = "bioevidence_core.schema.json"
 LINKML_SCHEMA = "bioevidence_core.yaml"
@@ -43,8 +52,35 @@ def is_date_time(value: str) -> bool:
 
 
 def json_path(path: Any) -> str:
-    """``["evidence_items", 0, "locator"]`` -> ``$.evidence_items[0].locator``."""
-    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+    """``["evidence_items", 0, "locator"]`` -> ``$.evidence_items[0].locator`` (an odd key is written
+    ``['…']``, cut and escaped)."""
+    out = ["$"]
+    for p in path:
+        if isinstance(p, int):
+            out.append(f"[{p}]")
+        elif _PLAIN_KEY.match(str(p)):
+            out.append(f".{p}")
+        else:
+            key = str(p)
+            shown = escape_text(key[:EXCERPT_CHARS].replace("\\", "\\\\").replace("'", "\\'"))
+            out.append(f"['{shown}{'…' if len(key) > EXCERPT_CHARS else ''}']")
+    return "".join(out)
+
+
+def schema_message(message: str, instance: Any) -> str:
+    """jsonschema-rs's message with the instance it starts with replaced by a short excerpt."""
+    for rendered in _renderings(instance):
+        if rendered and message.startswith(rendered):
+            return safe_message(excerpt(instance) + message[len(rendered):], SCHEMA_MESSAGE_CHARS)
+    return safe_message(message, SCHEMA_MESSAGE_CHARS)
+
+
+def _renderings(instance: Any) -> list[str]:
+    try:
+        return [json.dumps(instance, ensure_ascii=False, separators=(",", ":")),
+                json.dumps(instance, ensure_ascii=False)]
+    except (TypeError, ValueError):
+        return []
 
 
 @dataclass(frozen=True)
@@ -59,11 +95,19 @@ class CompiledSchema:
         return bool(self._validator.is_valid(record))
 
     def findings(self, record: Any, uses: list[str]) -> list[Finding]:
-        """One SCHEMA finding per violation, ordered by location (empty when valid)."""
-        if self._validator.is_valid(record):
-            return []
-        errors = sorted(self._validator.iter_errors(record), key=lambda e: [str(p) for p in e.instance_path])
-        return [Finding("SCHEMA", "error", e.message, json_path(e.instance_path), list(uses)) for e in errors]
+        """One SCHEMA finding per violation, ordered by location (empty when valid).
+
+        A record holding a lone surrogate (not Unicode text) is an ``InputError``, not a crash."""
+        try:
+            if self._validator.is_valid(record):
+                return []
+            errors = sorted(self._validator.iter_errors(record), key=lambda e: [str(p) for p in e.instance_path])
+        except UnicodeEncodeError as exc:
+            where = find_surrogate(record) or "$"
+            raise InputError(f"a string at {safe_message(where, 120)} holds a lone surrogate (\\ud800-\\udfff "
+                             "without its pair), which is not Unicode text; remove it") from exc
+        return [Finding("SCHEMA", "error", schema_message(e.message, e.instance), json_path(e.instance_path),
+                        list(uses)) for e in errors]
 
 
 def compile_schema(schema: dict[str, Any], path: Path) -> CompiledSchema:

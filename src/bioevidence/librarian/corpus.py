@@ -162,8 +162,11 @@ def _jats_files(folder: Path) -> Iterator[Path]:
 
 
 def _read_bytes(path: Path) -> bytes:
+    from ..io import gunzip_limited
+    from ..limits import size_limit
+
     raw = path.read_bytes()
-    return gzip.decompress(raw) if path.name.endswith(".gz") else raw
+    return gunzip_limited(raw, size_limit("max_inflated"), name=str(path)) if path.name.endswith(".gz") else raw
 
 
 def _iter_jsonl(path: Path) -> Iterator[Doc]:

@@ -4,15 +4,21 @@ Each entry holds the record and its report as sent to a person, why it was sent 
 of its findings, "last round", …), the feedback history of the loop that produced it (every
 attempt's feedback lines, outcome, record and report hashes) and the hashes that bind it
 (record, profile, schema). A person's decision (accept / reject / defer, a rationale, who,
-when) is **appended** to the ``decisions`` table -- triggers refuse updates and deletes -- and
-becomes a human adjudication in the record, which is validated again; the new record and
-report are stored with the decision. The record carries each reviewer's latest decision; the
-table keeps all of them.
+when) is **appended** to the ``decisions`` table and becomes a human adjudication in the
+record, which is validated again; the new record and report are stored with the decision. The
+record carries each reviewer's latest decision; the table keeps all of them.
+
+Append-only and tamper-evident: triggers refuse ``UPDATE``, ``DELETE`` and ``INSERT OR
+REPLACE`` on entries, attempts, decisions and the ledger, from any SQLite client, and every
+entry and decision is chained in the ledger (:mod:`bioevidence.loop.ledger`). Opening a queue
+verifies the chain and refuses a file altered outside bioevidence (``InputError`` naming the
+first problem); ``bioevidence review verify`` lists them all.
 
 The schema is versioned (``schema_version`` holds one row per applied migration) and opening
 an older file migrates it in one transaction. Version 1 had entries, attempts and decisions;
 version 2 adds the profile an entry was validated with, reviewer names, and the append-only
-triggers.
+triggers on decisions; version 3 adds the ledger (rows written before it are chained at
+migration) and the triggers on every table.
 """
 
 from __future__ import annotations
@@ -27,9 +33,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ..errors import ConfigurationError, InputError
+from ..errors import ConfigurationError, InputError, escape_text
 from ..gate.report import Report
 from ..io import canonical_json
+from . import ledger
 
 __all__ = ["SCHEMA_VERSION", "Decided", "Entry", "ReviewQueue", "render_entry"]
 
@@ -86,8 +93,11 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TRIGGER decisions_append_only_delete BEFORE DELETE ON decisions
         BEGIN SELECT RAISE(ABORT, 'decisions are append-only'); END;
     """,
+    # version 3
+    ledger.MIGRATION,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+AFTER_MIGRATION = {3: ledger.backfill}  # version -> Python step run in the same transaction
 
 
 def _now() -> str:
@@ -156,17 +166,25 @@ class Decided:
 class ReviewQueue:
     """A review queue in a SQLite file (created, or migrated to :data:`SCHEMA_VERSION`, on open)."""
 
-    def __init__(self, path: Path | str, *, clock: Callable[[], str] = _now) -> None:
+    def __init__(self, path: Path | str, *, clock: Callable[[], str] = _now, verify: bool = True) -> None:
         self.path = Path(path)
         self.clock = clock
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None)
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
             self.db.row_factory = sqlite3.Row
             self.db.execute("PRAGMA foreign_keys = ON")
             self.migrate()
+            state = self.verify() if verify else None
         except sqlite3.DatabaseError as exc:
+            self.db.close()
             raise InputError(f"{self.path} is not a review queue database ({exc}); pass another --queue file",
                              file=str(self.path)) from exc
+        if state is not None and not state.intact:
+            self.db.close()
+            more = f" (and {len(state.problems) - 1} more)" if len(state.problems) > 1 else ""
+            raise InputError(f"the review queue was altered outside bioevidence: {state.problems[0]}{more}; "
+                             "restore it from a backup (`bioevidence review verify` lists every problem)",
+                             file=str(self.path), problem="tampered")
 
     # -- lifecycle --------------------------------------------------------------------------------
     def __enter__(self) -> ReviewQueue:
@@ -203,6 +221,8 @@ class ReviewQueue:
             for version in range(current + 1, SCHEMA_VERSION + 1):
                 for statement in _statements(MIGRATIONS[version - 1]):
                     self.db.execute(statement)
+                if version in AFTER_MIGRATION:
+                    AFTER_MIGRATION[version](self.db)
                 self.db.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
                                 (version, self.clock()))
             self.db.execute("COMMIT")
@@ -238,6 +258,7 @@ class ReviewQueue:
                                 (entry, int(a["round"]), str(a["outcome"]), _dumps(list(a.get("feedback") or [])),
                                  _sha(rec) if rec is not None else None,
                                  _dumps(rep) if rep is not None else None))
+            ledger.append(self.db, "entry", entry)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -281,6 +302,7 @@ class ReviewQueue:
                 " overall_status_after, reviewer_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (entry_id, decision, reviewer, rationale, _dumps(chosen), now, _sha(entry.record), _dumps(decided),
                  _sha(decided), report.to_json(indent=None), report.overall_status, name))
+            ledger.append(self.db, "decision", int(cursor.lastrowid or 0))
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -288,6 +310,10 @@ class ReviewQueue:
         return Decided(int(cursor.lastrowid or 0), decided, report)
 
     # -- reading ----------------------------------------------------------------------------------
+    def verify(self, *, expect_head: str | None = None) -> ledger.LedgerState:
+        """Check the ledger chain and every row against it (see :mod:`bioevidence.loop.ledger`)."""
+        return ledger.verify(self.db, expect_head=expect_head)
+
     def get(self, entry_id: int) -> Entry:
         row = self.db.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
         if row is None:
@@ -363,7 +389,7 @@ def _with_adjudications(record: dict[str, Any], decisions: list[dict[str, Any]])
 
 
 def render_entry(entry: Entry) -> str:
-    """A plain-text view of an entry for a reviewer."""
+    """A plain-text view of an entry for a reviewer (control and formatting characters escaped)."""
     raw = entry.record.get("statement")
     statement: dict[str, Any] = raw if isinstance(raw, dict) else {}
 
@@ -393,4 +419,5 @@ def render_entry(entry: Entry) -> str:
         lines += ["", "decisions:"]
         lines += [f"  {d['decided_at']} {d['reviewer_id']}: {d['decision']} ({', '.join(d['uses'])}) -- "
                   f"{d['rationale']}" for d in entry.decisions]
-    return "\n".join(lines) + "\n"
+    # A queued record is hostile input too: no terminal escape or bidi control reaches the reviewer raw.
+    return "\n".join(escape_text(line) for line in lines) + "\n"

@@ -1,9 +1,15 @@
 """The one HTTP layer of bioevidence (httpx): retries, rate limits, size caps, a response cache.
 
-* Timeouts: separate connect and read timeouts (:class:`HttpConfig`).
+* Timeouts: separate connect and read timeouts (:class:`HttpConfig`), and a total
+  ``deadline`` per request (default 120 s, ``BIOEVIDENCE_HTTP_DEADLINE``) covering every
+  attempt, read and backoff wait: the live transport (:mod:`.transport`) gives each socket
+  operation at most the time left, so a server that drips one byte every two seconds is cut
+  off when the deadline passes, not kept forever.
 * Retries: 429, 5xx and connection errors (reset, refused, timeout, truncated body) are
   retried with exponential backoff and jitter, honouring ``Retry-After`` (seconds or an HTTP
   date), up to ``max_attempts``; anything else fails at once with one :class:`RetrievalError`.
+  A ``Retry-After`` beyond ``retry_after_max``, or a wait that would pass the deadline, ends
+  the retries at once; the message says what happened and how many attempts were made.
 * Per-service politeness: a rate (requests/s) and a concurrency cap per service
   (NCBI 3/s, 10/s with ``NCBI_API_KEY``; Europe PMC and Crossref a few requests at a time).
 * A maximum download size, checked against ``Content-Length`` and while streaming.
@@ -83,6 +89,7 @@ class HttpConfig:
     backoff_base: float = 0.5
     backoff_max: float = 30.0
     retry_after_max: float = 120.0
+    deadline: float = 120.0
     max_bytes: int = 50 * 1024 * 1024
     cache_dir: Path | None = None
     ncbi_api_key: str | None = None
@@ -94,6 +101,8 @@ class HttpConfig:
             raise ConfigurationError("max_attempts must be at least 1")
         if self.max_bytes < 1:
             raise ConfigurationError("max_bytes must be positive")
+        if not self.deadline > 0:
+            raise ConfigurationError("the HTTP deadline must be a positive number of seconds")
         for name, url in self.urls.items():
             if urlsplit(url).scheme not in ("http", "https"):
                 raise ConfigurationError(f"base URL for {name} must start with http:// or https://, got {url!r}")
@@ -105,10 +114,13 @@ class HttpConfig:
         for name, var in ENV_URLS.items():
             if env.get(var):
                 urls[name] = env[var].rstrip("/")
+        from ..limits import limit
+
         values: dict[str, Any] = {
             "email": env.get("BIOEVIDENCE_EMAIL") or None,
             "ncbi_api_key": env.get("NCBI_API_KEY") or None,
             "urls": urls,
+            "deadline": float(limit("http_deadline", env)),
         }
         if env.get("BIOEVIDENCE_HTTP_CACHE"):
             values["cache_dir"] = Path(env["BIOEVIDENCE_HTTP_CACHE"])
@@ -184,6 +196,10 @@ def translate_error(exc: Exception, url: str) -> RetrievalError:
 
 def _host(url: str) -> str:
     return urlsplit(url).netloc or url
+
+
+def _attempts(count: int) -> str:
+    return f"{count} attempt" if count == 1 else f"{count} attempts"
 
 
 def parse_retry_after(value: str | None, now: float) -> float | None:
@@ -285,12 +301,19 @@ class HttpClient:
         self._polite_lock = threading.Lock()
         self.cache = ResponseCache(self.config.cache_dir) if self.config.cache_dir else None
         pool = sum(self.config.limit(s).concurrency for s in ("eutils", "europepmc", "crossref", "default"))
+        limits = httpx.Limits(max_connections=pool, max_keepalive_connections=pool)
+        mounts: dict[str, Any] = {}
+        if transport is None:  # the live transport: socket operations bounded by the request deadline
+            from .transport import transports
+
+            transport, mounts = transports(limits)
         self._client = httpx.Client(
             transport=transport,
+            mounts=mounts or None,
             timeout=httpx.Timeout(self.config.read_timeout, connect=self.config.connect_timeout),
             headers={"User-Agent": self.config.user_agent},
             follow_redirects=True,
-            limits=httpx.Limits(max_connections=pool, max_keepalive_connections=pool),
+            limits=limits,
         )
         self.requests_sent = 0
 
@@ -343,6 +366,7 @@ class HttpClient:
                 return cached
         limit = max_bytes or self.config.max_bytes
         polite = self._politeness(service)
+        at = self._clock() + self.config.deadline
         last: RetrievalError | None = None
         for attempt in range(1, self.config.max_attempts + 1):
             retry_after: float | None = None
@@ -350,8 +374,12 @@ class HttpClient:
                 with polite.semaphore:
                     polite.wait_turn()
                     self.requests_sent += 1
-                    response = self._fetch(url, params, accept, limit)
+                    response = self._fetch(url, params, accept, limit, at)
             except RetrievalError as exc:
+                if exc.context.get("reason") == "deadline":
+                    raise self._gave_up(exc, attempt, f"no complete answer within the {self.config.deadline:g} s "
+                                                      "deadline (raise BIOEVIDENCE_HTTP_DEADLINE or --http-deadline "
+                                                      "if the service is just slow)") from exc
                 if not exc.retryable:
                     raise
                 last = exc
@@ -374,23 +402,38 @@ class HttpClient:
                 return response
             if attempt < self.config.max_attempts:
                 if retry_after is not None and retry_after > self.config.retry_after_max:
-                    break
-                self._sleep(self.backoff(attempt, retry_after))
+                    raise self._gave_up(last, attempt, f"it asked to retry after {retry_after:.0f} s, beyond the "
+                                                       f"{self.config.retry_after_max:g} s this client waits "
+                                                       "(retry_after_max)")
+                wait = self.backoff(attempt, retry_after)
+                if self._clock() + wait >= at:
+                    raise self._gave_up(last, attempt, f"the next try (in {wait:.1f} s) would pass the "
+                                                       f"{self.config.deadline:g} s deadline")
+                self._sleep(wait)
         assert last is not None
-        raise RetrievalError(
-            f"{last.message} (gave up after {self.config.max_attempts} attempts)",
+        raise self._gave_up(last, self.config.max_attempts, None)
+
+    @staticmethod
+    def _gave_up(last: RetrievalError, attempts: int, why: str | None) -> RetrievalError:
+        """The one error of a request that will not be tried again, saying how many attempts were made."""
+        because = f"; {why}" if why else ""
+        return RetrievalError(
+            f"{last.message}{because} (gave up after {_attempts(attempts)})",
             url=last.url,
             status=last.status,
             retryable=True,
             reason=last.context.get("reason"),
-            attempts=self.config.max_attempts,
+            attempts=attempts,
         )
 
-    def _fetch(self, url: str, params: Mapping[str, Any], accept: tuple[str, ...], limit: int) -> HttpResponse:
+    def _fetch(self, url: str, params: Mapping[str, Any], accept: tuple[str, ...], limit: int,
+               at: float) -> HttpResponse:
         import httpx
 
+        from .transport import deadline
+
         try:
-            with self._client.stream("GET", url, params=params) as response:
+            with deadline(at, self._clock), self._client.stream("GET", url, params=params) as response:
                 final_url = str(response.url)
                 status = response.status_code
                 ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -430,6 +473,8 @@ class HttpClient:
                 chunks: list[bytes] = []
                 size = 0
                 for chunk in response.iter_bytes():
+                    if self._clock() >= at:  # also for transports without the deadline backend
+                        raise self._deadline(final_url, size)
                     size += len(chunk)
                     if size > limit:
                         raise RetrievalError(
@@ -440,5 +485,12 @@ class HttpClient:
                         )
                     chunks.append(chunk)
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            if isinstance(exc, httpx.TimeoutException) and self._clock() >= at - 0.05:
+                raise self._deadline(url, None) from exc
             raise translate_error(exc, url) from exc
         return HttpResponse(final_url, status, ctype, b"".join(chunks))
+
+    def _deadline(self, url: str, received: int | None) -> RetrievalError:
+        got = f" after {received} bytes of the body" if received else ""
+        return RetrievalError(f"{_host(url)} was still sending{got} when the request deadline passed",
+                              url=url, retryable=True, reason="deadline")

@@ -13,18 +13,22 @@ never downloads, and re-hashes the copy (once per process) before returning its 
 
 from __future__ import annotations
 
-import gzip
 import hashlib
+import io
 import os
 import re
 import threading
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigurationError, InputError, IntegrityError, SourceError
-from ..io import atomic_write_bytes, parse_yaml, read_limited, safe_child
+from ..io import atomic_write_bytes, iter_gunzip, parse_yaml, read_limited, safe_child
+from ..limits import size_limit
 from .store import check_sha256
+
+RELEASE_DEADLINE = 900.0
 
 if TYPE_CHECKING:  # pragma: no cover
     from .http import HttpClient
@@ -135,11 +139,13 @@ def check_bytes(release: Release, data: bytes, *, where: str) -> bool:
     digest = _sha(data)
     if digest == release.sha256:
         if release.compressed:
-            try:
-                inner = gzip.decompress(data)
-            except (EOFError, OSError) as exc:
+            inner = hashlib.sha256()
+            try:  # streamed and capped: one chunk in memory (see bioevidence.limits, max_inflated)
+                for chunk in iter_gunzip(io.BytesIO(data), size_limit("max_inflated"), name=where):
+                    inner.update(chunk)
+            except (EOFError, OSError, zlib.error) as exc:
                 raise IntegrityError(f"{where} is not valid gzip", path=where) from exc
-            if _sha(inner) != release.uncompressed_sha256:
+            if inner.hexdigest() != release.uncompressed_sha256:
                 raise IntegrityError(f"{where}: uncompressed bytes do not match uncompressed_sha256", path=where)
         return True
     if digest == release.uncompressed_sha256:
@@ -208,7 +214,10 @@ def pull(
     else:
         from .http import HttpClient, HttpConfig
 
-        client = http or HttpClient(HttpConfig.from_env(max_bytes=MAX_RELEASE_BYTES, read_timeout=120.0))
+        # A release is large: 15 minutes unless BIOEVIDENCE_HTTP_DEADLINE says otherwise.
+        deadline = None if os.environ.get("BIOEVIDENCE_HTTP_DEADLINE") else RELEASE_DEADLINE
+        client = http or HttpClient(HttpConfig.from_env(max_bytes=MAX_RELEASE_BYTES, read_timeout=120.0,
+                                                        deadline=deadline))
         try:
             response = client.get(release.url, max_bytes=MAX_RELEASE_BYTES, use_cache=False)
         finally:

@@ -3,7 +3,13 @@
 A store is one flat folder of files named ``<sha256>[.<ext>][.gz]`` where ``sha256`` is the
 SHA-256 of the *uncompressed* bytes (``<sha>.xml.gz`` = gzip of the bytes hashing to ``<sha>``).
 Names are never trusted: :meth:`SnapshotStore.read` re-hashes the bytes the first time it reads
-a hash in this process (and caches only bytes that verified). Writes go through a temporary file
+a hash in this process (and caches only bytes that verified); :meth:`SnapshotStore.check` does
+the same without keeping the bytes. Files are read and gunzipped as a stream and hashed while
+streaming, with a cap on the inflated size (``max_inflated``, default 256 MiB, see
+:mod:`bioevidence.limits`): a 1 MB gzip bomb that inflates to 1 GiB is refused (``LimitError``)
+after at most the cap, and ``check``/``verify`` hold one chunk in memory whatever the file
+says. A file that exists but cannot be read is a ``SourceAccessError`` (an operator's fault),
+never "not pinned". Writes go through a temporary file
 in the same folder and ``os.replace``, so several writers (threads or processes) may pin the same
 bytes at once and a reader never sees half a file. Gzip is written with ``mtime=0`` so the same
 bytes always give the same archive.
@@ -22,9 +28,11 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
-from ..errors import ConfigurationError, IntegrityError, SourceError
-from ..io import atomic_write_bytes
+from ..errors import ConfigurationError, IntegrityError, LimitError, SourceAccessError, SourceError
+from ..io import CHUNK, atomic_write_bytes, iter_gunzip
+from ..limits import format_size, size_limit
 
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 _EXT_RE = re.compile(r"^[a-z0-9]{1,16}$")
@@ -50,7 +58,8 @@ def check_sha256(value: str, *, what: str = "sha256") -> str:
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong in a store: ``kind`` is ``missing``, ``corrupted`` or ``truncated``."""
+    """One thing wrong in a store: ``kind`` is ``missing``, ``corrupted``, ``truncated``, ``too_large``
+    (inflates past the cap) or ``unreadable`` (permissions, I/O)."""
 
     kind: str
     sha256: str
@@ -61,32 +70,25 @@ class Problem:
         return f"{self.kind}: {self.path}: {self.detail}"
 
 
-def _gunzip(raw: bytes, *, sha: str, path: Path) -> bytes:
-    """Decompress a complete gzip stream; a truncated or damaged stream is an ``IntegrityError``."""
-    try:
-        out = gzip.decompress(raw)
-    except EOFError as exc:
-        raise IntegrityError(
-            f"{path.name} is truncated gzip; delete it and pin it again (`bioevidence ground --refresh`)",
-            sha256=sha,
-            path=str(path),
-            problem="truncated",
-        ) from exc
-    except (OSError, zlib.error) as exc:
-        raise IntegrityError(
-            f"{path.name} is not a valid gzip file ({exc}); delete it and pin it again",
-            sha256=sha,
-            path=str(path),
-            problem="corrupted",
-        ) from exc
-    return out
+def _iter_plain(handle: IO[bytes], limit: int, *, name: str) -> Iterator[bytes]:
+    total = 0
+    while chunk := handle.read(CHUNK):
+        total += len(chunk)
+        if total > limit:
+            raise LimitError(f"{name} holds more than {format_size(limit)} (the max_inflated limit); if the file is "
+                             "genuine raise the limit with --max-inflated or BIOEVIDENCE_MAX_INFLATED",
+                             file=name, problem="too_large")
+        yield chunk
 
 
 class SnapshotStore:
     """A folder of content-addressed files (see module docstring)."""
 
-    def __init__(self, root: Path | str) -> None:
+    def __init__(self, root: Path | str, *, max_inflated: int | None = None) -> None:
         self.root = Path(root)
+        self.max_inflated = size_limit("max_inflated", max_inflated)
+        self._refused: dict[str, LimitError] = {}  # files over the cap: refused again without inflating
+        self._checked: set[str] = set()
         self._verified: dict[str, bytes] = {}
         self._lock = threading.Lock()
         self.cache_limit = 256 * 1024 * 1024  # bytes kept in-process after verification
@@ -157,13 +159,37 @@ class SnapshotStore:
     def read(self, sha: str) -> bytes:
         """The verified uncompressed bytes of ``sha``.
 
-        Raises ``SourceError`` when no file holds it and ``IntegrityError`` when the file is
-        truncated, not valid gzip, or its bytes hash to something else.
+        Raises ``SourceError`` when no file holds it, ``IntegrityError`` when the file is
+        truncated, not valid gzip, or its bytes hash to something else, ``LimitError`` when it
+        inflates past ``max_inflated`` and ``SourceAccessError`` when it cannot be read.
         """
         check_sha256(sha)
         cached = self._verified.get(sha)
         if cached is not None:
             return cached
+        data = self._load(sha, self._first(sha), keep=True)
+        assert data is not None
+        with self._lock:
+            self._checked.add(sha)
+            if len(data) + self._cached_bytes <= self.cache_limit and sha not in self._verified:
+                self._verified[sha] = data
+                self._cached_bytes += len(data)
+        return data
+
+    def check(self, sha: str) -> None:
+        """Verify the pinned bytes of ``sha`` as :meth:`read` does, streaming, without keeping them
+        (memory: one chunk); once per hash and process."""
+        check_sha256(sha)
+        if sha in self._checked or sha in self._verified:
+            return
+        self._load(sha, self._first(sha), keep=False)
+        with self._lock:
+            self._checked.add(sha)
+
+    def _first(self, sha: str) -> Path:
+        refused = self._refused.get(sha)
+        if refused is not None:
+            raise refused
         candidates = list(self._candidates(sha))
         if not candidates:
             raise SourceError(
@@ -172,21 +198,56 @@ class SnapshotStore:
                 sha256=sha,
                 path=str(self.root),
             )
-        data = self._read_path(sha, candidates[0])
-        with self._lock:
-            if len(data) + self._cached_bytes <= self.cache_limit and sha not in self._verified:
-                self._verified[sha] = data
-                self._cached_bytes += len(data)
+        return candidates[0]
+
+    def _load(self, sha: str, path: Path, *, keep: bool) -> bytes | None:
+        try:
+            data = self._stream(sha, path, self.max_inflated, keep=keep)
+        except LimitError as exc:
+            with self._lock:
+                self._refused[sha] = exc
+            raise
         return data
 
     @staticmethod
-    def _read_path(sha: str, path: Path) -> bytes:
+    def _stream(sha: str, path: Path, limit: int, *, keep: bool) -> bytes | None:
+        """Read ``path`` (gunzipped when named ``.gz``) as a stream, hash it and compare with ``sha``."""
         try:
-            raw = path.read_bytes()
+            handle = open(path, "rb")  # noqa: SIM115 - closed below, after the stream is drained
+        except FileNotFoundError as exc:
+            raise SourceError(f"{path.name} disappeared while being read; pin it again", sha256=sha,
+                              path=str(path)) from exc
         except OSError as exc:
-            raise SourceError(f"cannot read {path}: {exc.strerror}", sha256=sha, path=str(path)) from exc
-        data = _gunzip(raw, sha=sha, path=path) if path.name.endswith(".gz") else raw
-        actual = sha256_hex(data)
+            raise SourceAccessError(
+                f"pinned file {path.name} exists but cannot be read ({exc.strerror}); an operator must fix its "
+                "permissions or restore it from a backup",
+                sha256=sha, path=str(path), problem="unreadable") from exc
+        digest = hashlib.sha256()
+        out = bytearray() if keep else None
+        with handle:
+            chunks = iter_gunzip(handle, limit, name=path.name) if path.name.endswith(".gz") else \
+                _iter_plain(handle, limit, name=path.name)
+            try:
+                for chunk in chunks:
+                    digest.update(chunk)
+                    if out is not None:
+                        out += chunk
+            except LimitError as exc:
+                raise LimitError(f"pinned file {exc.message}", file=str(path), sha256=sha,
+                                 problem="too_large") from exc
+            except EOFError as exc:
+                raise IntegrityError(
+                    f"{path.name} is truncated gzip; delete it and pin it again (`bioevidence ground --refresh`)",
+                    sha256=sha, path=str(path), problem="truncated") from exc
+            except (gzip.BadGzipFile, zlib.error) as exc:
+                raise IntegrityError(
+                    f"{path.name} is not a valid gzip file ({exc}); delete it and pin it again",
+                    sha256=sha, path=str(path), problem="corrupted") from exc
+            except OSError as exc:
+                raise SourceAccessError(
+                    f"pinned file {path.name} cannot be read ({exc.strerror or exc}); an operator must restore it",
+                    sha256=sha, path=str(path), problem="unreadable") from exc
+        actual = digest.hexdigest()
         if actual != sha:
             raise IntegrityError(
                 f"{path.name} holds bytes hashing to {actual}, not to its name; the file is corrupted: "
@@ -195,12 +256,14 @@ class SnapshotStore:
                 path=str(path),
                 problem="corrupted",
             )
-        return data
+        return bytes(out) if out is not None else None
 
     def forget(self) -> None:
         """Drop the in-process cache of verified bytes (the next read re-hashes)."""
         with self._lock:
             self._verified.clear()
+            self._checked.clear()
+            self._refused.clear()
             self._cached_bytes = 0
 
     # -- writing ----------------------------------------------------------------------------
@@ -214,9 +277,9 @@ class SnapshotStore:
         existing = self.find(sha)
         if existing is not None:
             try:
-                self._read_path(sha, existing)
+                self._stream(sha, existing, max(len(data), 1), keep=False)
                 return sha
-            except IntegrityError:
+            except (IntegrityError, LimitError):
                 # A damaged copy is replaced by the good bytes we hold.
                 if existing != target:
                     existing.unlink(missing_ok=True)
@@ -226,14 +289,19 @@ class SnapshotStore:
 
     # -- checking ---------------------------------------------------------------------------
     def verify(self, expected: list[str] | None = None) -> list[Problem]:
-        """Re-hash every file; also report each hash in ``expected`` that has no file."""
+        """Re-hash every file (streaming: one chunk in memory); also report each hash in ``expected``
+        that has no file."""
         problems: list[Problem] = []
         for sha, path in self.entries():
             try:
-                self._read_path(sha, path)
+                self._stream(sha, path, self.max_inflated, keep=False)
             except IntegrityError as exc:
                 kind = str(exc.context.get("problem", "corrupted"))
                 problems.append(Problem(kind, sha, str(path), exc.message))
+            except LimitError as exc:
+                problems.append(Problem("too_large", sha, str(path), exc.message))
+            except SourceAccessError as exc:
+                problems.append(Problem("unreadable", sha, str(path), exc.message))
             except SourceError as exc:
                 problems.append(Problem("missing", sha, str(path), exc.message))
         for sha in sorted(set(expected or ())):

@@ -48,6 +48,16 @@ class GrounderOptions:
     reference_relation: str | None = None
     cues: bool = False
     cache_root: Path | None = None
+    max_inflated: int | None = None  # None: BIOEVIDENCE_MAX_INFLATED or the default (bioevidence.limits)
+
+    def input_files(self) -> list[Path]:
+        """Every file these grounders read (so an ``--output`` can never overwrite one)."""
+        files = [*self.ontologies, *self.genes, *self.assembly_reports]
+        return files + ([self.reference] if self.reference is not None else [])
+
+    def input_folders(self) -> list[Path]:
+        """Folders whose every file is a pinned input (the snapshot folder)."""
+        return [self.snapshot_dir] if self.snapshot_dir is not None else []
 
 
 def parse_term_roots(values: Sequence[str]) -> dict[str, str]:
@@ -144,7 +154,8 @@ def build_grounders(options: GrounderOptions) -> list[Grounder]:
         folder = Path(options.snapshot_dir)
         if not folder.is_dir():
             raise ConfigurationError(f"--snapshot-dir {folder} is not a folder; pass the folder of pinned snapshots")
-        store = SnapshotStore(folder)  # one store: bytes are re-hashed once per process, for every grounder
+        # one store: bytes are re-hashed once per process, for every grounder
+        store = SnapshotStore(folder, max_inflated=options.max_inflated)
         out.append(SourceBytesGrounder(store))
         if (folder / CATALOGUE_NAME).is_file():
             from .literature import LiteratureGrounder
@@ -159,14 +170,16 @@ def build_grounders(options: GrounderOptions) -> list[Grounder]:
         from .obo import load_ontology
         from .ontology import OntologyGrounder
 
-        ontologies = [load_ontology(p, cache_root=options.cache_root) for p in options.ontologies]
+        ontologies = [load_ontology(p, cache_root=options.cache_root, max_inflated=options.max_inflated)
+                      for p in options.ontologies]
         out.append(OntologyGrounder(ontologies, options.term_roots))
     elif options.term_roots:
         raise ConfigurationError("--term-root needs at least one --ontology")
     if options.genes:
         from .genes import GeneGrounder, load_genes
 
-        out.append(GeneGrounder(load_genes(options.genes, cache_root=options.cache_root)))
+        out.append(GeneGrounder(load_genes(options.genes, cache_root=options.cache_root,
+                                           max_inflated=options.max_inflated)))
     if options.assembly_reports:
         from .variants import VariantGrounder
 

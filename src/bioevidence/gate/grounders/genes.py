@@ -20,16 +20,18 @@ For entities of type ``gene`` or with an ``HGNC:`` id, and for the locator key `
 from __future__ import annotations
 
 import csv
-import gzip
 import hashlib
 import io
 import re
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigurationError
+from ...io import gunzip_limited
+from ...limits import size_limit
 from ..findings import Finding, Fix
 from ..grounding import Grounding, finding
 from .cache import cached
@@ -137,7 +139,8 @@ def _lookups(entries: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
             "withdrawn": frozen(withdrawn), "previous": frozen(previous), "alias": frozen(alias)}
 
 
-def load_genes(paths: Sequence[Path | str], *, version: str | None = None, cache_root: Path | None = None) -> Genes:
+def load_genes(paths: Sequence[Path | str], *, version: str | None = None, cache_root: Path | None = None,
+               max_inflated: int | None = None) -> Genes:
     """Load and merge HGNC files (plain or gzip); ``version`` defaults to the date in the first file name.
 
     The merged lookups are cached on disk, keyed by the SHA-256 of every file as stored (each is
@@ -157,8 +160,8 @@ def load_genes(paths: Sequence[Path | str], *, version: str | None = None, cache
         for path, raw in stored:
             if raw[:2] == b"\x1f\x8b":
                 try:
-                    raw = gzip.decompress(raw)
-                except (OSError, EOFError) as exc:
+                    raw = gunzip_limited(raw, size_limit("max_inflated", max_inflated), name=str(path))
+                except (OSError, EOFError, zlib.error) as exc:
                     raise ConfigurationError(f"{path} is not valid gzip", path=str(path)) from exc
             for hgnc_id, entry in build_index(raw)["ids"].items():
                 if hgnc_id not in merged or merged[hgnc_id][2] != "Approved":

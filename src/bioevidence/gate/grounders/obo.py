@@ -14,7 +14,6 @@ tags listed above; unknown tags are skipped.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -192,12 +191,18 @@ class Ontology:
         return out[:n]
 
 
-def load_ontology(path: Path | str, *, cache_root: Path | None = None) -> Ontology:
+def load_ontology(path: Path | str, *, cache_root: Path | None = None, max_inflated: int | None = None) -> Ontology:
     """Load an OBO release (``.obo`` or ``.obo.gz``) through the on-disk index cache.
 
     The cache is keyed by the SHA-256 of the file as stored (every byte is hashed, so a changed
-    file never reuses an index); a ``.gz`` file is decompressed only to build the index.
+    file never reuses an index); a ``.gz`` file is decompressed (as a stream, at most
+    ``max_inflated`` bytes, see :mod:`bioevidence.limits`) only to build the index.
     """
+    import zlib
+
+    from ...io import gunzip_limited
+    from ...limits import size_limit
+
     path = Path(path)
     try:
         stored = path.read_bytes()
@@ -209,11 +214,14 @@ def load_ontology(path: Path | str, *, cache_root: Path | None = None) -> Ontolo
         raw = stored
         if path.suffix == ".gz" or raw[:2] == b"\x1f\x8b":
             try:
-                raw = gzip.decompress(raw)
-            except (OSError, EOFError) as exc:
+                raw = gunzip_limited(raw, size_limit("max_inflated", max_inflated), name=str(path))
+            except (OSError, EOFError, zlib.error) as exc:
                 raise ConfigurationError(f"ontology {path} is not valid gzip; re-download it",
                                          path=str(path)) from exc
-        index = build_index(raw)
+        try:
+            index = build_index(raw)
+        except InputError as exc:
+            raise ConfigurationError(f"ontology {path}: {exc.message}; check --ontology", path=str(path)) from exc
         index["sha256"] = hashlib.sha256(raw).hexdigest()
         return index
 

@@ -2,7 +2,10 @@
 
 :class:`SourceBytesGrounder` (``source-bytes``) checks every source artifact of a record, of any
 type: bytes for its ``sha256`` are in the store (else BEV015) and re-hash to it (else BEV014).
-``observed_sha256`` is ignored (the contracts compare it, BEV002).
+``observed_sha256`` is ignored (the contracts compare it, BEV002). Bytes are streamed and
+hashed, never kept. A pinned file that cannot be read or inflates past the cap is not
+"missing": the store's ``SourceAccessError`` / ``LimitError`` propagates and the validator
+reports a GROUNDER_FAILURE (an operational error for the operator; the record is rejected).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ class SourceBytesGrounder:
                                      "be found for this source", f"{path}.sha256", uses))
                 continue
             try:
-                self.store.read(sha)
+                self.store.check(sha)
             except IntegrityError as exc:
                 found.append(finding("BEV014", f"the pinned bytes for {sha} do not hash to it: {exc.message}",
                                      f"{path}.sha256", uses))
