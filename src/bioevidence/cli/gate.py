@@ -11,6 +11,7 @@ import click
 
 from ..errors import ConfigurationError
 from . import emit_error
+from .cluster import batch_progress, scheduler_option
 
 FORMATS = ("json", "jsonl", "text", "markdown", "sarif")
 
@@ -39,22 +40,31 @@ def _grounding_options(f: Any) -> Any:
     return f
 
 
-def _build_grounders(profile: Any, options: dict[str, Any]) -> list[Any]:
-    """Grounders from the command-line flags, else from the profile's ``grounders:`` section."""
+def _grounder_options(profile: Any, options: dict[str, Any]) -> Any:
+    """GrounderOptions from the command-line flags, else from the profile's ``grounders:`` section;
+    ``None`` when neither asks for a grounder."""
     flags = {k: v for k, v in options.items() if v}
     if not flags and not (profile is not None and profile.grounders):
-        return []
-    from ..gate.grounders.config import GrounderOptions, build_grounders, options_from_profile, parse_term_roots
+        return None
+    from ..gate.grounders.config import GrounderOptions, options_from_profile, parse_term_roots
 
     if flags:
-        chosen = GrounderOptions(
+        return GrounderOptions(
             snapshot_dir=options.get("snapshot_dir"), ontologies=tuple(options.get("ontologies") or ()),
             term_roots=parse_term_roots(options.get("term_roots") or ()), genes=tuple(options.get("genes") or ()),
             assembly_reports=tuple(options.get("assembly_reports") or ()), tables=tuple(options.get("tables") or ()),
             reference=options.get("reference"), cues=bool(options.get("cues")))
-    else:
-        base = profile.path.parent if profile.path is not None else None
-        chosen = options_from_profile(profile.grounders, base=base)
+    base = profile.path.parent if profile.path is not None else None
+    return options_from_profile(profile.grounders, base=base)
+
+
+def _build_grounders(profile: Any, options: dict[str, Any]) -> list[Any]:
+    """Grounders from the command-line flags, else from the profile's ``grounders:`` section."""
+    chosen = _grounder_options(profile, options)
+    if chosen is None:
+        return []
+    from ..gate.grounders.config import build_grounders
+
     return build_grounders(chosen)
 
 
@@ -69,9 +79,10 @@ def _build_grounders(profile: Any, options: dict[str, Any]) -> list[Any]:
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the output here (atomically) instead of stdout.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: all cores for large batches).")
+@scheduler_option
 @_grounding_options
 def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None, fmt: str | None, output: Path | None,
-             workers: int | None, **grounding: Any) -> None:
+             workers: int | None, scheduler: str | None, **grounding: Any) -> None:
     """Validate evidence records and decide each requested use.
 
     PATHS are record files (.json, .yaml, .yml), JSONL files of one record per line, or folders
@@ -85,6 +96,7 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
       bioevidence validate batch.jsonl --format markdown -o summary.md
       git diff --name-only main | bioevidence validate --files-from -
       bioevidence validate cells.json --ontology cl.obo.gz --term-root cell_type=CL:0000000
+      bioevidence validate records/ --snapshot-dir /shared/snapshots --scheduler tcp://10.0.0.5:8786
     """
     from ..gate import render
     from ..gate.batch import run
@@ -106,9 +118,15 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
         if profile_name:
             protected.append(resolve_profile_path(profile_name))
         refuse_overwrite(output, protected)
-    validator = Validator(profile, grounders=_build_grounders(profile, grounding))
+    if scheduler is not None:
+        from ..gate.spec import GateSpec
+
+        gate: Any = GateSpec.of(profile, _grounder_options(profile, grounding))
+    else:
+        gate = Validator(profile, grounders=_build_grounders(profile, grounding))
     jobs = [job for f in files for job in read_jobs(f)]
-    results = run(jobs, validator, workers=workers)
+    with batch_progress("validating", scheduler is not None) as progress:
+        results = run(jobs, gate, workers=workers, scheduler=scheduler, progress=progress)
     for r in results:
         if r.error is not None:
             emit_error(r.error, file=r.file, line=r.line)
