@@ -121,7 +121,7 @@ class DaskExecutor:
             if kind == "local":
                 cluster = distributed.LocalCluster(
                     n_workers=n or os.cpu_count() or 1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=None, silence_logs=logging.ERROR)
+                    dashboard_address=":0", silence_logs=logging.ERROR)
                 executor = cls(distributed.Client(cluster, set_as_default=False), cluster=cluster)
             else:
                 try:

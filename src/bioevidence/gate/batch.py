@@ -80,7 +80,7 @@ def _failed(job: Job, message: str) -> Result:
 
 
 def run(jobs: list[Job], validator: Validator | GateSpec, *, workers: int | None = None, scheduler: Any = None,
-        progress: Progress | None = None) -> list[Result]:
+        progress: Progress | None = None, batch_size: int | None = None) -> list[Result]:
     """Validate ``jobs``; results in input order.
 
     Without ``scheduler`` the work stays on this machine: with ``workers`` > 1, forked processes
@@ -89,7 +89,8 @@ def run(jobs: list[Job], validator: Validator | GateSpec, *, workers: int | None
     address or a ``distributed.Client``) batches go to Dask workers, which need ``validator`` as a
     :class:`~bioevidence.gate.spec.GateSpec` to load the same gate themselves. A batch no worker
     could finish becomes an ``error`` result for each of its records (``cluster_error``): a record is
-    never dropped, and never admitted by a failure. ``progress(done, total)`` counts batches.
+    never dropped, and never admitted by a failure. ``progress(done, total)`` counts batches;
+    ``batch_size`` overrides the executor's choice (250 records here, more on a cluster).
     """
     if scheduler is not None and workers is not None:
         raise ConfigurationError("use --workers / workers= (this machine) or --scheduler / scheduler= (Dask), not both")
@@ -97,7 +98,7 @@ def run(jobs: list[Job], validator: Validator | GateSpec, *, workers: int | None
         workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_THRESHOLD else 1
     recipe: Recipe[Validator] = validator if isinstance(validator, GateSpec) else Ready(validator)
     with open_executor(scheduler, workers) as executor:
-        batches = cut(jobs, executor.batch_size(len(jobs), CHUNK))
+        batches = cut(jobs, batch_size or executor.batch_size(len(jobs), CHUNK))
         results: list[Result] = []
         for part, outcome in zip(batches, executor.map(_validate_batch, recipe, batches, progress=progress),
                                  strict=True):
