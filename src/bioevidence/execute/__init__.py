@@ -20,8 +20,8 @@ dask       the workers of a Dask cluster (``pip install 'bioevidence[dask]'``): 
            scheduler address; see :mod:`bioevidence.execute.cluster`
 =========  ===================================================================================
 
-A new batch API (``kb build``, say) plugs in with one call: cut its inputs with :func:`cut`,
-write a task function and a recipe, and iterate ``executor.map``.
+A new batch API (``kb build``, say) plugs in with one call, :func:`map_batches`: write a task
+function and a recipe, and iterate ``(batch, result)`` pairs in input order.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from ..errors import BioevidenceError
 
-__all__ = ["BatchFailed", "Executor", "Ready", "Recipe", "cut", "loaded", "open_executor"]
+__all__ = ["BatchFailed", "Executor", "Ready", "Recipe", "cut", "loaded", "map_batches", "open_executor"]
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -149,3 +149,15 @@ def open_executor(scheduler: Any = None, workers: int = 1) -> Iterator[Executor]
         yield executor
     finally:
         executor.close()
+
+
+def map_batches(task: Callable[[Any, B], R], recipe: Recipe[Any], items: Sequence[Any], *, scheduler: Any = None,
+                workers: int = 1, base: int = 250, batch_size: int | None = None,
+                progress: Progress | None = None) -> Iterator[tuple[Sequence[Any], R | BatchFailed]]:
+    """The one call of every batch API: cut ``items`` into batches (``batch_size``, else the
+    executor's choice from ``base``), run ``task(context, batch)`` on the executor ``scheduler`` and
+    ``workers`` name, and yield ``(batch, result)`` in input order; the executor closes at the end.
+    ``task`` gets the batch as a sequence of items (``B`` is that sequence type)."""
+    with open_executor(scheduler, workers) as executor:
+        batches: Sequence[Any] = cut(items, batch_size or executor.batch_size(len(items), base))
+        yield from zip(batches, executor.map(task, recipe, batches, progress=progress), strict=True)

@@ -21,7 +21,6 @@ Every Dask and distributed error is translated here (:func:`translate`), nowhere
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import re
@@ -39,6 +38,7 @@ R = TypeVar("R")
 INSTALL_HINT = "pip install 'bioevidence[dask]'"
 RETRIES = 2  # re-runs of a batch whose task raised (a worker's shared filesystem hiccup, say)
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler
+WINDOW = 8  # batches in flight per worker thread (the scheduler queues them; results wait here in order)
 WAIT_ENV = "BIOEVIDENCE_DASK_WAIT"  # seconds to wait for the first worker to join (default 120)
 _LOCAL = re.compile(r"local(?::(\d+))?")
 _ADDRESS = re.compile(r"[a-z][a-z0-9+]*://\S+|[^\s:/]+:\d+")
@@ -172,7 +172,8 @@ class DaskExecutor:
         client, run = self.client, uuid.uuid4().hex[:12]
         total = len(batches)
         position: dict[Any, int] = {}
-        pending = distributed.as_completed(loop=client.loop)
+        # Results are fetched by as_completed in the background (no blocking call per batch).
+        pending = distributed.as_completed(loop=client.loop, with_results=True, raise_errors=False)
         ready: dict[int, R | BatchFailed] = {}
         submitted = emitted = done = 0
 
@@ -184,21 +185,22 @@ class DaskExecutor:
             pending.add(future)
             submitted += 1
 
-        window = max(8, 4 * self.workers)
+        workers = self.workers
         try:
-            while submitted < min(window, total):
+            while submitted < min(WINDOW * workers, total):
                 submit()
-            for future in pending:
+            for future, value in pending:
                 index = position.pop(future)
-                try:
-                    ready[index] = future.result()
-                except (Exception, asyncio.CancelledError) as exc:
+                if future.status == "finished":
+                    ready[index] = value
+                else:
+                    exc = future.exception() if future.status == "error" else value
                     ready[index] = translate(exc, index, client)
                 future.release()
                 done += 1
-                if done % max(1, self.workers) == 0:
-                    window = max(8, 4 * self.workers)  # workers may have joined (or left) the cluster
-                while submitted < total and submitted - done < window:
+                if done % 64 == 0:
+                    workers = self.workers  # workers may have joined (or left) the cluster
+                while submitted < total and submitted - done < WINDOW * workers:
                     submit()
                 if progress is not None:
                     progress(done, total)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BioevidenceError, ClusterError, ConfigurationError, InputError
-from ..execute import BatchFailed, Progress, Ready, Recipe, cut, open_executor
+from ..execute import BatchFailed, Progress, Ready, Recipe, map_batches
 from ..io import dumps_line
 from .inputs import Job
 from .report import Report
@@ -97,15 +97,13 @@ def run(jobs: list[Job], validator: Validator | GateSpec, *, workers: int | None
     if workers is None:
         workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_THRESHOLD else 1
     recipe: Recipe[Validator] = validator if isinstance(validator, GateSpec) else Ready(validator)
-    with open_executor(scheduler, workers) as executor:
-        batches = cut(jobs, batch_size or executor.batch_size(len(jobs), CHUNK))
-        results: list[Result] = []
-        for part, outcome in zip(batches, executor.map(_validate_batch, recipe, batches, progress=progress),
-                                 strict=True):
-            if isinstance(outcome, BatchFailed):
-                results.extend(_failed(job, outcome.message) for job in part)
-                continue
-            for job, (status, text, message) in zip(part, outcome, strict=True):
-                error = InputError(message, file=job.file, line=job.line) if message is not None else None
-                results.append(Result(job.file, job.line, status, text, error))
-        return results
+    results: list[Result] = []
+    for part, outcome in map_batches(_validate_batch, recipe, jobs, scheduler=scheduler, workers=workers, base=CHUNK,
+                                     batch_size=batch_size, progress=progress):
+        if isinstance(outcome, BatchFailed):
+            results.extend(_failed(job, outcome.message) for job in part)
+            continue
+        for job, (status, text, message) in zip(part, outcome, strict=True):
+            error = InputError(message, file=job.file, line=job.line) if message is not None else None
+            results.append(Result(job.file, job.line, status, text, error))
+    return results

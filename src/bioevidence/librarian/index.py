@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ClusterError, ConfigurationError, InputError
-from ..execute import BatchFailed, cut, open_executor
+from ..execute import BatchFailed, map_batches
 from .analysis import analyze
 from .corpus import Doc, Unit, read_unit, source_units
 
@@ -123,14 +123,12 @@ def _analyse(readers: _Readers, units: Sequence[Unit]) -> Shard:
 def _analysed(units: list[Unit], scheduler: Any) -> Iterator[tuple[Doc, list[list[str]]]]:
     """Every unit's document with its analysed passages, in input order: read here, or in shards
     on a Dask cluster and merged back in order."""
-    with open_executor(scheduler, 1) as executor:
-        batches = cut(units, executor.batch_size(len(units), UNITS_PER_BATCH))
-        for shard in executor.map(_analyse, _ReadersRecipe(), batches):
-            if isinstance(shard, BatchFailed):
-                raise shard.error or ClusterError(f"{shard.message}; the index was not written")
-            yield from shard.docs
-            if shard.error is not None:
-                raise shard.error
+    for _, shard in map_batches(_analyse, _ReadersRecipe(), units, scheduler=scheduler, base=UNITS_PER_BATCH):
+        if isinstance(shard, BatchFailed):
+            raise shard.error or ClusterError(f"{shard.message}; the index was not written")
+        yield from shard.docs
+        if shard.error is not None:
+            raise shard.error
 
 
 def _bm25_index(per_doc: list[list[str]], where: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ClusterError, ConfigurationError, InputError
-from ..execute import BatchFailed, Ready, Recipe, cut, open_executor
+from ..execute import BatchFailed, Ready, Recipe, map_batches
 from .catalogue import Catalogue
 from .identifiers import parse_identifier
 from .metadata import parse_metadata
@@ -158,10 +158,8 @@ def ground(
         pinner.catalogue.save(folder)
         recipe = _PinsRecipe(folder, hashlib.sha256(pinner.catalogue.dumps().encode()).hexdigest())
     grounded: list[tuple[str, dict[str, Any]]] = []
-    with open_executor(scheduler, 1) as executor:
-        batches = cut(items, executor.batch_size(len(items), 64))
-        for batch, out in zip(batches, executor.map(_pin_batch, recipe, batches), strict=True):
-            if isinstance(out, BatchFailed):
-                raise out.error or ClusterError(f"{out.message}; no grounded record was written")
-            grounded.extend((name, record) for (name, _), record in zip(batch, out, strict=True))
+    for batch, out in map_batches(_pin_batch, recipe, items, scheduler=scheduler, base=64):
+        if isinstance(out, BatchFailed):
+            raise out.error or ClusterError(f"{out.message}; no grounded record was written")
+        grounded.extend((name, record) for (name, _), record in zip(batch, out, strict=True))
     return grounded, summary
