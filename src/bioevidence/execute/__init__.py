@@ -111,7 +111,10 @@ _KEEP = 4  # a long-lived worker keeps the last few contexts, not every one it e
 
 
 def loaded(recipe: Recipe[T]) -> T:
-    """The context ``recipe`` names, loaded once per process (thread-safe)."""
+    """The context ``recipe`` names, loaded once per process (thread-safe). A ``Ready`` context is
+    the caller's own object: returned as is, never kept here."""
+    if isinstance(recipe, Ready):
+        return recipe.value
     key = recipe.key
     with _LOCK:
         if key in _LOADED:

@@ -49,6 +49,10 @@ class Result:
     def located(self) -> dict[str, Any]:
         return dict(json.loads(self.text))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Between processes a result travels as its JSON line (the report is decoded again if needed).
+        return (Result, (self.file, self.line, self.status, self.text, self.error))
+
 
 def process(validator: Validator, job: Job) -> Result:
     """Parse and validate one job; an input error becomes an error result, never an exception."""
@@ -64,13 +68,9 @@ def process(validator: Validator, job: Job) -> Result:
     return Result(job.file, job.line, report.overall_status, dumps_line(located), None, report)
 
 
-def _validate_batch(validator: Validator, jobs: Sequence[Job]) -> list[tuple[str, str, str | None]]:
-    """The task each worker runs: (status, JSON line, error message) per record, cheap to send back."""
-    out = []
-    for job in jobs:
-        result = process(validator, job)
-        out.append((result.status, result.text, result.error.message if result.error else None))
-    return out
+def _validate_batch(validator: Validator, jobs: Sequence[Job]) -> list[Result]:
+    """The task each worker runs: one result per record (sent back as its JSON line only)."""
+    return [process(validator, job) for job in jobs]
 
 
 def _failed(job: Job, message: str) -> Result:
@@ -103,7 +103,5 @@ def run(jobs: list[Job], validator: Validator | GateSpec, *, workers: int | None
         if isinstance(outcome, BatchFailed):
             results.extend(_failed(job, outcome.message) for job in part)
             continue
-        for job, (status, text, message) in zip(part, outcome, strict=True):
-            error = InputError(message, file=job.file, line=job.line) if message is not None else None
-            results.append(Result(job.file, job.line, status, text, error))
+        results.extend(outcome)
     return results
