@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from .._version import __version__
 from ..errors import BioevidenceError, ClusterError, ConfigurationError
-from . import BatchFailed, Progress, Recipe, loaded
+from . import BatchFailed, Progress, Ready, Recipe, loaded
 
 B = TypeVar("B")
 R = TypeVar("R")
@@ -119,9 +119,13 @@ class DaskExecutor:
         else:
             kind, n = parse_scheduler(scheduler)
             if kind == "local":
-                cluster = distributed.LocalCluster(
-                    n_workers=n or os.cpu_count() or 1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=":0", silence_logs=logging.ERROR)
+                try:
+                    cluster = distributed.LocalCluster(
+                        n_workers=n or os.cpu_count() or 1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        dashboard_address=":0", silence_logs=logging.ERROR)
+                except (OSError, RuntimeError, TimeoutError) as exc:
+                    raise ClusterError(f"could not start a local Dask cluster ({type(exc).__name__}: {exc}); check "
+                                       "free memory and ports on 127.0.0.1, or use --workers", retryable=True) from exc
                 executor = cls(distributed.Client(cluster, set_as_default=False), cluster=cluster)
             else:
                 try:
@@ -165,7 +169,7 @@ class DaskExecutor:
 
     def map(self, task: Callable[[Any, B], R], recipe: Recipe[Any], batches: Sequence[B], *,
             progress: Progress | None = None) -> Iterator[R | BatchFailed]:
-        if recipe.key.startswith("ready:"):
+        if isinstance(recipe, Ready):
             raise ConfigurationError("a cluster run needs a recipe its workers can load (a GateSpec, not a loaded "
                                      "Validator): pass bioevidence.gate.spec.GateSpec instead")
         distributed = _import_distributed()
