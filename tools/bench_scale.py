@@ -62,21 +62,30 @@ def _strip(results: list[Any]) -> list[str]:
     return [re.sub(r'"validated_at":"[^"]*"', "", r.text) for r in results]
 
 
-def bench_validate(name: str, records: list[dict[str, Any]], spec: Any, client: Any, runs: int) -> None:
+def bench_validate(name: str, records: list[dict[str, Any]], spec: Any, runs: int, client: Any = None,
+                   local: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Without ``client``: one process and fork (no Dask thread in this process); with it: Dask,
+    compared with the ``local`` figures measured before the cluster started."""
     from bioevidence.gate.batch import run
     from bioevidence.gate.inputs import Job
 
     jobs = [Job("bench.jsonl", i + 1, json.dumps(r).encode()) for i, r in enumerate(records)]
-    run(jobs[:50], spec, workers=1)  # load the gate (caches warm) before timing
-    run(jobs[:50], spec, scheduler=client)  # and on each worker
-    one_s, one = _median_time(lambda: run(jobs, spec, workers=1), runs)
-    fork_s, fork = _median_time(lambda: run(jobs, spec, workers=2), runs)
-    dask_s, dask = _median_time(lambda: run(jobs, spec, scheduler=client), runs)
-    assert _strip(one) == _strip(dask) == _strip(fork), "reports differ"
     n = len(jobs)
+    if client is None:
+        run(jobs[:50], spec, workers=1)  # load the gate (caches warm) before timing
+        one_s, one = _median_time(lambda: run(jobs, spec, workers=1), runs)
+        fork_s, fork = _median_time(lambda: run(jobs, spec, workers=2), runs)
+        assert _strip(one) == _strip(fork), "reports differ"
+        return {"one_s": one_s, "fork_s": fork_s, "reports": _strip(one)}
+    assert local is not None
+    run(jobs[:50], spec, scheduler=client)  # load the gate on each worker
+    dask_s, dask = _median_time(lambda: run(jobs, spec, scheduler=client), runs)
+    assert _strip(dask) == local["reports"], "reports differ"
+    one_s, fork_s = local["one_s"], local["fork_s"]
     print(f"{name}: {n:,} records; one process {n / one_s:,.0f} records/s ({one_s:.2f} s); fork workers=2 "
           f"{n / fork_s:,.0f}/s ({one_s / fork_s:.2f}x); Dask local:2 {n / dask_s:,.0f}/s ({dask_s:.2f} s, "
           f"{one_s / dask_s:.2f}x one process)")
+    return {}
 
 
 def bench_overhead(client: Any, runs: int) -> None:
@@ -97,7 +106,7 @@ def bench_overhead(client: Any, runs: int) -> None:
           f"per worker)")
 
 
-def bench_index(client: Any, runs: int) -> None:
+def bench_index(runs: int, client: Any = None, local: float | None = None) -> float:
     import shutil
     import tempfile
 
@@ -105,16 +114,19 @@ def bench_index(client: Any, runs: int) -> None:
 
     sources = [DATA / "claims" / "scifact" / "corpus.jsonl.gz", SNAPSHOTS, DATA / "jats"]
     with tempfile.TemporaryDirectory() as tmp:
-        def once(scheduler: Any) -> Any:
+        def once() -> Any:
             out = Path(tmp) / "index"
             shutil.rmtree(out, ignore_errors=True)
-            return build_index(sources, out, scheduler=scheduler)
+            return build_index(sources, out, scheduler=client)
 
-        one_s, stats = _median_time(lambda: once(None), runs)
-        dask_s, _ = _median_time(lambda: once(client), runs)
+        took, stats = _median_time(once, runs)
+    if client is None:
+        return took
+    assert local is not None
     mb = stats.input_bytes / 1e6
-    print(f"index: {stats.docs:,} docs, {mb:.1f} MB of text; one process {one_s:.2f} s ({mb / one_s:.2f} MB/s); "
-          f"Dask local:2 {dask_s:.2f} s ({mb / dask_s:.2f} MB/s, {one_s / dask_s:.2f}x)")
+    print(f"index: {stats.docs:,} docs, {mb:.1f} MB of text; one process {local:.2f} s ({mb / local:.2f} MB/s); "
+          f"Dask local:2 {took:.2f} s ({mb / took:.2f} MB/s, {local / took:.2f}x)")
+    return took
 
 
 def cold_start(runs: int) -> None:
@@ -152,21 +164,25 @@ def main() -> None:
     from bioevidence.gate.grounders.config import GrounderOptions
     from bioevidence.gate.spec import GateSpec
 
+    gate = (civic_records(10_000), GateSpec.of("literature-claim"))
+    grounded = (grounded_records(4_000), GateSpec.of("general", GrounderOptions(snapshot_dir=SNAPSHOTS)))
+    # One process and fork first, with no Dask thread in this process competing for the GIL.
+    local_gate = bench_validate("gate", *gate, args.runs) if "gate" in only else None
+    local_grounded = bench_validate("grounded", *grounded, args.runs) if "grounded" in only else None
+    local_index = bench_index(max(1, args.runs // 2)) if "index" in only else None
     start = time.perf_counter()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0",
                       silence_logs=logging.ERROR) as cluster, Client(cluster, set_as_default=False) as client:
         client.wait_for_workers(2)
         print(f"LocalCluster of 2 worker processes up in {time.perf_counter() - start:.2f} s")
-        if "gate" in only:
-            bench_validate("gate (no grounders)", civic_records(10_000), GateSpec.of("literature-claim"), client,
-                           args.runs)
-        if "grounded" in only:
-            spec = GateSpec.of("general", GrounderOptions(snapshot_dir=SNAPSHOTS))
-            bench_validate("grounded (source bytes + literature)", grounded_records(4_000), spec, client, args.runs)
+        if local_gate is not None:
+            bench_validate("gate (no grounders)", *gate, args.runs, client, local_gate)
+        if local_grounded is not None:
+            bench_validate("grounded (source bytes + literature)", *grounded, args.runs, client, local_grounded)
         if "overhead" in only:
             bench_overhead(client, args.runs)
-        if "index" in only:
-            bench_index(client, max(1, args.runs // 2))
+        if local_index is not None:
+            bench_index(max(1, args.runs // 2), client, local_index)
     if "cold" in only:
         cold_start(args.runs)
 
