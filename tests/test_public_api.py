@@ -21,15 +21,17 @@ def test_exceptions_share_one_root_and_builtin_families() -> None:
     from bioevidence import errors
 
     for cls in (errors.InputError, errors.ConfigurationError, errors.SourceError, errors.IntegrityError,
-                errors.RetrievalError, errors.ModelError, errors.LimitError, errors.SourceAccessError):
+                errors.RetrievalError, errors.ModelError, errors.LimitError, errors.SourceAccessError,
+                errors.ClusterError):
         assert issubclass(cls, bioevidence.BioevidenceError)
     assert issubclass(errors.InputError, ValueError) and issubclass(errors.SourceError, OSError)
     assert issubclass(errors.LimitError, errors.InputError) and issubclass(errors.SourceAccessError, OSError)
     assert not issubclass(errors.SourceAccessError, errors.SourceError)  # never read as "not pinned"
     assert issubclass(errors.RetrievalError, OSError) and issubclass(errors.ModelError, RuntimeError)
+    assert issubclass(errors.ClusterError, RuntimeError)
 
 
-HEAVY = ("lxml", "pronto", "linkml_runtime", "openai", "httpx", "jsonschema", "rich", "numpy")
+HEAVY = ("lxml", "pronto", "linkml_runtime", "openai", "httpx", "jsonschema", "rich", "numpy", "dask", "distributed")
 
 
 def _imported_after(code: str) -> set[str]:

@@ -14,6 +14,7 @@ from ._version import __version__
 from .errors import (
     BioevidenceError,
     BioevidenceWarning,
+    ClusterError,
     ConfigurationError,
     InputError,
     IntegrityError,
@@ -46,6 +47,7 @@ _LAZY: dict[str, str] = {
     "parse_identifier": "bioevidence.sources.identifiers",
     "release_path": "bioevidence.sources.releases",
     "Finding": "bioevidence.gate.findings",
+    "GateSpec": "bioevidence.gate.spec",
     "Fix": "bioevidence.gate.findings",
     "Grounder": "bioevidence.gate.grounding",
     "Grounding": "bioevidence.gate.grounding",
@@ -61,10 +63,12 @@ __all__ = [
     "BioevidenceError",
     "BioevidenceWarning",
     "Catalogue",
+    "ClusterError",
     "ConfigurationError",
     "DraftBuilder",
     "Finding",
     "Fix",
+    "GateSpec",
     "Grounder",
     "GrounderOptions",
     "Grounding",
@@ -119,6 +123,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .gate.grounding import Grounder, Grounding
     from .gate.profiles import Profile, load_profile
     from .gate.report import Report
+    from .gate.spec import GateSpec
     from .gate.validator import Validator, validate
     from .librarian.librarian import Librarian
     from .loop.draft import DraftBuilder, build_record, draft_json_schema, load_draft

@@ -10,7 +10,8 @@
     │   └── IntegrityError                 bytes present but corrupted or truncated
     ├── SourceAccessError(OSError)         pinned bytes are there but cannot be read (permissions, I/O)
     ├── RetrievalError(OSError)            a remote service failed (``retryable`` says if trying later may help)
-    └── ModelError(RuntimeError)           a language model's reply could not be used
+    ├── ModelError(RuntimeError)           a language model's reply could not be used
+    └── ClusterError(RuntimeError)         a Dask scheduler or its workers could not run the work
 
 Validation problems never raise: they become findings in a report. These exceptions are for
 input that cannot be judged at all, and each message names the fix. Third-party errors are
@@ -164,6 +165,16 @@ class ModelError(BioevidenceError, RuntimeError):
     """A language model's reply could not be parsed or used, even after a retry."""
 
     kind = "model_error"
+
+
+class ClusterError(BioevidenceError, RuntimeError):
+    """A Dask scheduler could not be reached, had no workers, or was lost mid-run (``retryable``)."""
+
+    kind = "cluster_error"
+
+    def __init__(self, message: str, *, retryable: bool = False, **context: Any) -> None:
+        super().__init__(message, **context)
+        self.retryable = retryable
 
 
 class BioevidenceWarning(UserWarning):

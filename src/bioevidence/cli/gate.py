@@ -11,6 +11,7 @@ import click
 
 from ..errors import ConfigurationError
 from . import emit_error
+from .cluster import batch_progress, scheduler_option
 
 FORMATS = ("json", "jsonl", "text", "markdown", "sarif")
 
@@ -77,7 +78,7 @@ def _grounder_options(profile: Any, options: dict[str, Any], *, grounding: bool 
             raise ConfigurationError(f"BIOEVIDENCE_STORE={home} is not a folder; point it at a snapshot folder")
         return GrounderOptions(snapshot_dir=home, max_inflated=max_inflated)
     if flags:
-        chosen = GrounderOptions(
+        return GrounderOptions(
             snapshot_dir=options.get("snapshot_dir"), ontologies=tuple(options.get("ontologies") or ()),
             term_roots=parse_term_roots(options.get("term_roots") or ()), genes=tuple(options.get("genes") or ()),
             assembly_reports=tuple(options.get("assembly_reports") or ()), tables=tuple(options.get("tables") or ()),
@@ -115,9 +116,11 @@ def _build_grounders(profile: Any, options: dict[str, Any], chosen: Any = None) 
 @click.option("--no-grounding", is_flag=True,
               help="Check no quote against its paper, as bioai-evidence-validator 0.8.0 without --snapshot-dir "
                    "(otherwise such evidence goes to review, BEV029); the report records it.")
+@scheduler_option
 @_grounding_options
 def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None, fmt: str | None, output: Path | None,
-             workers: int | None, workspace: Path | None, no_grounding: bool, **grounding: Any) -> None:
+             workers: int | None, workspace: Path | None, no_grounding: bool, scheduler: str | None,
+             **grounding: Any) -> None:
     """Validate evidence records and decide each requested use.
 
     PATHS are record files (.json, .yaml, .yml), JSONL files of one record per line, or folders
@@ -136,6 +139,7 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
       bioevidence validate batch.jsonl --format markdown -o summary.md
       git diff --name-only main | bioevidence validate --files-from -
       bioevidence validate cells.json --ontology cl.obo.gz --term-root cell_type=CL:0000000
+      bioevidence validate records/ --snapshot-dir /shared/snapshots --scheduler tcp://10.0.0.5:8786
     """
     from ..gate import render
     from ..gate.batch import run
@@ -163,10 +167,17 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
             reads.append(profile.path)
         refuse_output(output, reads=[*reads, *(chosen.input_files() if chosen else [])],
                       folders=chosen.input_folders() if chosen else [])
-    validator = Validator(profile, grounders=_build_grounders(profile, grounding, chosen) if chosen else [],
-                          grounding=not no_grounding)
+    gate: Any
+    if scheduler is not None:
+        from ..gate.spec import GateSpec
+
+        gate = GateSpec.of(profile, chosen, grounding=not no_grounding)
+    else:
+        gate = Validator(profile, grounders=_build_grounders(profile, grounding, chosen) if chosen else [],
+                         grounding=not no_grounding)
     jobs = [job for f in files for job in read_jobs(f, workspace=workspace)]
-    results = run(jobs, validator, workers=workers)
+    with batch_progress("validating", scheduler is not None) as progress:
+        results = run(jobs, gate, workers=workers, scheduler=scheduler, progress=progress)
     for r in results:
         if r.error is not None:
             emit_error(r.error, file=r.file, line=r.line)

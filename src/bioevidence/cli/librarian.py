@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ..errors import ConfigurationError, InputError
+from .cluster import scheduler_option
 
 
 @click.group()
@@ -22,11 +23,16 @@ def index() -> None:
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--index", "index_dir", required=True, type=click.Path(path_type=Path),
               help="Folder to write the index to.")
-def build(sources: tuple[Path, ...], index_dir: Path) -> None:
-    """Index SOURCE... (JATS folders, snapshot folders with literature.json, JSONL corpora)."""
+@scheduler_option
+def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None) -> None:
+    """Index SOURCE... (JATS folders, snapshot folders with literature.json, JSONL corpora).
+
+    With --scheduler, documents are read and analysed in shards on Dask workers (which must see
+    the SOURCE paths) and merged here into the same index a single process builds.
+    """
     from ..librarian.index import build_index
 
-    stats = build_index(list(sources), index_dir, progress=lambda m: click.echo(m, err=True))
+    stats = build_index(list(sources), index_dir, progress=lambda m: click.echo(m, err=True), scheduler=scheduler)
     click.echo(json.dumps({"index": str(index_dir), "docs": stats.docs, "passages": stats.passages,
                            "seconds": round(stats.seconds, 2), "mb_per_s": round(stats.mb_per_s, 3)}))
 

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ..errors import ConfigurationError, InputError
+from .cluster import scheduler_option
 
 
 @click.group()
@@ -108,10 +109,12 @@ def _read_record(path: Path) -> Any:
 @click.option("--output-dir", type=click.Path(path_type=Path, file_okay=False), help="Write grounded records here.")
 @click.option("--email", help="Contact email for NCBI and Crossref (else $BIOEVIDENCE_EMAIL).")
 @click.option("--resolver", type=click.Choice(["ncbi", "europepmc"]), default="ncbi", show_default=True)
-@click.option("--workers", type=click.IntRange(1, 64), default=8, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=8, show_default=True,
+              help="Requests in flight while pinning (each service's rate limit still applies).")
 @click.option("--http-deadline", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Total time for one HTTP request, retries and waits included (default 120, or "
                    "$BIOEVIDENCE_HTTP_DEADLINE).")
+@scheduler_option
 def ground(
     records: tuple[Path, ...],
     snapshot_dir: Path,
@@ -122,6 +125,7 @@ def ground(
     resolver: str,
     workers: int,
     http_deadline: float | None,
+    scheduler: str | None,
 ) -> None:
     """Pin every publication the RECORDS cite and write them with sha256 / retrieved_at pinned.
 
@@ -129,6 +133,9 @@ def ground(
     Examples:
       bioevidence ground record.json --snapshot-dir snapshots/ --output grounded.json
       bioevidence ground records/*.json --snapshot-dir snapshots/ --output-dir grounded/ --refresh
+      bioevidence ground records/*.json --snapshot-dir /shared/snapshots --output-dir grounded/ --scheduler local:2
+
+    Pinning runs here; with --scheduler, writing the pins into the records runs on Dask workers.
     """
     from rich.console import Console
     from rich.progress import Progress
@@ -158,7 +165,8 @@ def ground(
         pinner = Pinner(store, catalogue, http, resolver=resolver)
         task = progress.add_task("pinning", total=None)
         grounded, summary = run_ground(
-            loaded, pinner, refresh=refresh, workers=workers, progress=lambda _r: progress.advance(task)
+            loaded, pinner, refresh=refresh, workers=workers, progress=lambda _r: progress.advance(task),
+            scheduler=scheduler,
         )
     catalogue.save(snapshot_dir)
     if targets:

@@ -1,23 +1,25 @@
-"""Validate many records in one process (or several, for large batches), keeping input order.
+"""Validate many records in one process, in several (large batches) or on a Dask cluster, keeping input order.
 
 Each record becomes a ``Result``: its place (file, line), its status and its report as one
 compact JSON line. Workers send back only those lines (cheap to move between processes);
-the full ``Report`` is decoded again only when an output format needs it.
+the full ``Report`` is decoded again only when an output format needs it. Cutting into batches
+and choosing where they run is :mod:`bioevidence.execute`'s job, the same for every batch API.
 """
 
 from __future__ import annotations
 
-import gc
 import json
-import multiprocessing
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError
+from ..errors import BioevidenceError, ClusterError, ConfigurationError, InputError
+from ..execute import BatchFailed, Progress, Ready, Recipe, map_batches
 from ..io import dumps_line
 from .inputs import Job
 from .report import Report
+from .spec import GateSpec
 from .validator import Validator
 
 PARALLEL_THRESHOLD = 2000
@@ -30,7 +32,7 @@ class Result:
     line: int | None
     status: str  # admitted | review_required | rejected | error
     text: str  # the located report (or error) as one compact JSON line
-    error: InputError | None = None
+    error: BioevidenceError | None = None  # InputError, or ClusterError for a batch no worker finished
     _report: Report | None = field(default=None, repr=False)
 
     @property
@@ -47,6 +49,10 @@ class Result:
     def located(self) -> dict[str, Any]:
         return dict(json.loads(self.text))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Between processes a result travels as its JSON line (the report is decoded again if needed).
+        return (Result, (self.file, self.line, self.status, self.text, self.error))
+
 
 def process(validator: Validator, job: Job) -> Result:
     """Parse and validate one job; an input error becomes an error result, never an exception."""
@@ -62,42 +68,40 @@ def process(validator: Validator, job: Job) -> Result:
     return Result(job.file, job.line, report.overall_status, dumps_line(located), None, report)
 
 
-# Set before forking: workers inherit the loaded validator and the jobs (copy-on-write) and are
-# sent only index ranges; they send back (status, JSON line, error message) per record.
-_WORKER: Validator | None = None
-_JOBS: list[Job] = []
+def _validate_batch(validator: Validator, jobs: Sequence[Job]) -> list[Result]:
+    """The task each worker runs: one result per record (sent back as its JSON line only)."""
+    return [process(validator, job) for job in jobs]
 
 
-def _work(span: tuple[int, int]) -> list[tuple[str, str, str | None]]:
-    assert _WORKER is not None
-    out = []
-    for job in _JOBS[span[0]:span[1]]:
-        result = process(_WORKER, job)
-        out.append((result.status, result.text, result.error.message if result.error else None))
-    return out
+def _failed(job: Job, message: str) -> Result:
+    error = ClusterError(message, file=job.file, line=job.line)
+    text = dumps_line({"file": job.file, "line": job.line, "error": error.kind, "message": message})
+    return Result(job.file, job.line, "error", text, error)
 
 
-def run(jobs: list[Job], validator: Validator, *, workers: int | None = None) -> list[Result]:
-    """Validate ``jobs`` in input order. With ``workers`` > 1, forked processes share the loaded
-    validator (grounder indexes included) and the jobs copy-on-write; by default large batches use
-    every core."""
+def run(jobs: list[Job], validator: Validator | GateSpec, *, workers: int | None = None, scheduler: Any = None,
+        progress: Progress | None = None, batch_size: int | None = None) -> list[Result]:
+    """Validate ``jobs``; results in input order.
+
+    Without ``scheduler`` the work stays on this machine: with ``workers`` > 1, forked processes
+    share the loaded validator (grounder indexes included) and the jobs copy-on-write; by default
+    large batches use every core. With ``scheduler`` (``"local"``, ``"local:N"``, a Dask scheduler
+    address or a ``distributed.Client``) batches go to Dask workers, which need ``validator`` as a
+    :class:`~bioevidence.gate.spec.GateSpec` to load the same gate themselves. A batch no worker
+    could finish becomes an ``error`` result for each of its records (``cluster_error``): a record is
+    never dropped, and never admitted by a failure. ``progress(done, total)`` counts batches;
+    ``batch_size`` overrides the executor's choice (250 records here, more on a cluster).
+    """
+    if scheduler is not None and workers is not None:
+        raise ConfigurationError("use --workers / workers= (this machine) or --scheduler / scheduler= (Dask), not both")
     if workers is None:
         workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_THRESHOLD else 1
-    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return [process(validator, job) for job in jobs]
-    global _WORKER, _JOBS
-    _WORKER, _JOBS = validator, jobs
-    gc.freeze()  # children's garbage collector then never walks (and copies) the inherited heap
-    try:
-        spans = [(i, min(i + CHUNK, len(jobs))) for i in range(0, len(jobs), CHUNK)]
-        results: list[Result] = []
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for (first, _), part in zip(spans, pool.imap(_work, spans), strict=True):
-                for offset, (status, text, message) in enumerate(part):
-                    job = jobs[first + offset]
-                    error = InputError(message, file=job.file, line=job.line) if message is not None else None
-                    results.append(Result(job.file, job.line, status, text, error))
-        return results
-    finally:
-        gc.unfreeze()
-        _WORKER, _JOBS = None, []
+    recipe: Recipe[Validator] = validator if isinstance(validator, GateSpec) else Ready(validator)
+    results: list[Result] = []
+    for part, outcome in map_batches(_validate_batch, recipe, jobs, scheduler=scheduler, workers=workers, base=CHUNK,
+                                     batch_size=batch_size, progress=progress):
+        if isinstance(outcome, BatchFailed):
+            results.extend(_failed(job, outcome.message) for job in part)
+            continue
+        results.extend(outcome)
+    return results

@@ -20,11 +20,15 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 
-__all__ = ["Doc", "DocPassage", "iter_source", "read_jats"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ..sources.catalogue import Work
+    from ..sources.store import SnapshotStore
+
+__all__ = ["Doc", "DocPassage", "Unit", "iter_source", "read_jats", "read_unit", "source_units"]
 
 _SECTION_FIELD = {"intro": "INTRO", "methods": "METHODS", "results": "RESULTS", "discussion": "DISCUSS",
                   "conclusions": "CONCL"}
@@ -169,96 +173,140 @@ def _read_bytes(path: Path) -> bytes:
     return gunzip_limited(raw, size_limit("max_inflated"), name=str(path)) if path.name.endswith(".gz") else raw
 
 
-def _iter_jsonl(path: Path) -> Iterator[Doc]:
-    from ..text.normalize import normalize
+@dataclass(frozen=True)
+class Unit:
+    """One document to read, small enough to send to another process: a JATS file (``path``), a
+    work of a snapshot folder (``path`` is the folder), or one line of a JSONL corpus (its bytes).
+    ``path`` is recorded as given; a relative one is read under ``base`` when that is set (the
+    client's working folder, for a worker elsewhere)."""
 
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rb") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                doc_id, title, abstract = str(rec["doc_id"]), str(rec.get("title", "")), rec["abstract"]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InputError(f"line {lineno} is not a {{doc_id, title, abstract}} record ({exc}); "
-                                 "fix or drop the line", file=str(path), line=lineno) from exc
-            sents = [normalize(str(s)) for s in (abstract if isinstance(abstract, list) else [abstract])]
-            text, spans, pos = "", [], 0
-            for s in sents:
-                if text:
-                    text += " "
-                    pos += 1
-                spans.append((pos, pos + len(s)))
-                text += s
-                pos += len(s)
-            doc = Doc(doc_id=doc_id, title=normalize(title), source=f"{path}#{lineno}",
-                      sha256=hashlib.sha256(line.rstrip(b"\r\n")).hexdigest(), kind="abstract")
-            for key in ("pmid", "pmcid", "doi"):
-                if rec.get(key):
-                    setattr(doc, key, str(rec[key]))
-            doc.passages.append(DocPassage("abstract", "abstract", "Abstract", ("ABSTRACT",), text, spans))
-            yield doc
+    kind: str  # jats | snapshot | jsonl
+    path: str
+    work: Work | None = None
+    line: int = 0
+    data: bytes = b""
+    base: str = ""
+
+    @property
+    def where(self) -> Path:
+        return Path(self.base) / self.path if self.base else Path(self.path)
 
 
-def _iter_snapshot(folder: Path) -> Iterator[Doc]:
-    from ..sources.catalogue import Catalogue
-    from ..sources.metadata import parse_metadata
-    from ..sources.store import SnapshotStore
-    from ..text.normalize import normalize
-
-    catalogue = Catalogue.load(folder / "literature.json")
-    store = SnapshotStore(folder)
-    for work in catalogue:
-        meta = parse_metadata(store.read(work.metadata_sha256), want=work.id) \
-            if store.has(work.metadata_sha256) else None
-        if work.fulltext_sha256 and store.has(work.fulltext_sha256):
-            data = store.read(work.fulltext_sha256)
-            doc = read_jats(data, source=str(store.find(work.fulltext_sha256)), sha256=work.fulltext_sha256)
-        elif meta is not None and meta.found and meta.abstract:
-            # No full text pinned: the abstract the grounder verifies against (passage id "abstract").
-            text = normalize(meta.abstract)
-            doc = Doc(doc_id=work.key, title=meta.title, source=str(store.find(work.metadata_sha256)),
-                      sha256=work.pinned_sha256, kind="abstract")
-            doc.passages.append(DocPassage("abstract", "abstract", "Abstract", ("ABSTRACT",), text, _spans(text)))
-        else:
-            continue
-        doc.retrieved_at = work.retrieved_at
-        if meta is not None:
-            doc.pmid = doc.pmid or meta.pmid
-            doc.pmcid = doc.pmcid or meta.pmcid
-            doc.doi = doc.doi or meta.doi
-            doc.journal = doc.journal or meta.journal
-            doc.year = doc.year or meta.year
-            doc.authors = doc.authors or list(meta.authors)
-            # The source's title must be the pinned metadata title: the grounder compares them.
-            doc.title = meta.title or doc.title
-            doc.retracted = meta.retracted
-            doc.concern = meta.expression_of_concern
-            doc.notices = [str(n) for n in (*meta.retraction_notices, *meta.concern_notices)]
-        doc.doc_id = work.key
-        yield doc
-
-
-def iter_source(source: Path) -> Iterator[Doc]:
-    """Docs of one SOURCE (see module docstring); an unusable SOURCE is an ``InputError``."""
+def source_units(source: Path, *, base: str = "") -> list[Unit]:
+    """The documents of one SOURCE (see module docstring), in reading order; an unusable SOURCE is
+    an ``InputError``. JSONL lines are read here; JATS files and pinned bytes where the unit is
+    read (under ``base``, when given, for a relative SOURCE)."""
     if source.is_dir():
         if (source / "literature.json").is_file():
-            yield from _iter_snapshot(source)
-            return
-        files = list(_jats_files(source))
+            from ..sources.catalogue import Catalogue
+
+            return [Unit("snapshot", str(source), work=work, base=base)
+                    for work in Catalogue.load(source / "literature.json")]
+        files = [Unit("jats", str(path), base=base) for path in _jats_files(source)]
         if not files:
             raise InputError(f"{source} holds no .xml/.nxml JATS files and no literature.json; "
                              "point at a JATS folder, a snapshot folder or a JSONL corpus", file=str(source))
-        for path in files:
-            data = _read_bytes(path)
-            try:
-                yield read_jats(data, source=str(path))
-            except InputError:
-                continue  # not an article (e.g. a correction notice without <article>): skipped
-        return
+        return files
     if source.is_file() and source.name.endswith((".jsonl", ".jsonl.gz")):
-        yield from _iter_jsonl(source)
-        return
+        opener = gzip.open if source.name.endswith(".gz") else open
+        with opener(source, "rb") as fh:
+            return [Unit("jsonl", str(source), line=n, data=line) for n, line in enumerate(fh, 1) if line.strip()]
     raise InputError(f"{source} is not a JATS folder, a snapshot folder or a .jsonl[.gz] corpus; "
                      "check the path", file=str(source))
+
+
+def read_unit(unit: Unit, stores: dict[str, SnapshotStore] | None = None) -> Doc | None:
+    """The document of one unit; ``None`` for a file that is not an article or a work with nothing
+    pinned to index; a malformed JSONL line is an ``InputError``. ``stores`` keeps one
+    ``SnapshotStore`` per folder across calls (one folder listing, bytes verified once)."""
+    if unit.kind == "jats":
+        try:
+            return read_jats(_read_bytes(unit.where), source=unit.path)
+        except InputError:
+            return None  # not an article (e.g. a correction notice without <article>): skipped
+    if unit.kind == "snapshot":
+        assert unit.work is not None
+        if stores is None:
+            stores = {}
+        if unit.path not in stores:
+            from ..sources.store import SnapshotStore
+
+            stores[unit.path] = SnapshotStore(unit.where)
+        return _snapshot_doc(stores[unit.path], unit.work, Path(unit.path))
+    return _jsonl_doc(Path(unit.path), unit.line, unit.data)
+
+
+def _jsonl_doc(path: Path, lineno: int, line: bytes) -> Doc:
+    from ..text.normalize import normalize
+
+    try:
+        rec = json.loads(line)
+        doc_id, title, abstract = str(rec["doc_id"]), str(rec.get("title", "")), rec["abstract"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"line {lineno} is not a {{doc_id, title, abstract}} record ({exc}); "
+                         "fix or drop the line", file=str(path), line=lineno) from exc
+    sents = [normalize(str(s)) for s in (abstract if isinstance(abstract, list) else [abstract])]
+    text, spans, pos = "", [], 0
+    for s in sents:
+        if text:
+            text += " "
+            pos += 1
+        spans.append((pos, pos + len(s)))
+        text += s
+        pos += len(s)
+    doc = Doc(doc_id=doc_id, title=normalize(title), source=f"{path}#{lineno}",
+              sha256=hashlib.sha256(line.rstrip(b"\r\n")).hexdigest(), kind="abstract")
+    for key in ("pmid", "pmcid", "doi"):
+        if rec.get(key):
+            setattr(doc, key, str(rec[key]))
+    doc.passages.append(DocPassage("abstract", "abstract", "Abstract", ("ABSTRACT",), text, spans))
+    return doc
+
+
+def _named(folder: Path, store: SnapshotStore, sha: str) -> str:
+    found = store.find(sha)
+    return str(folder / found.name) if found is not None else str(folder / sha)
+
+
+def _snapshot_doc(store: SnapshotStore, work: Work, folder: Path) -> Doc | None:
+    """The document of one pinned work; its ``source`` names the file under ``folder`` as given."""
+    from ..sources.metadata import parse_metadata
+    from ..text.normalize import normalize
+
+    meta = parse_metadata(store.read(work.metadata_sha256), want=work.id) \
+        if store.has(work.metadata_sha256) else None
+    if work.fulltext_sha256 and store.has(work.fulltext_sha256):
+        data = store.read(work.fulltext_sha256)
+        doc = read_jats(data, source=_named(folder, store, work.fulltext_sha256), sha256=work.fulltext_sha256)
+    elif meta is not None and meta.found and meta.abstract:
+        # No full text pinned: the abstract the grounder verifies against (passage id "abstract").
+        text = normalize(meta.abstract)
+        doc = Doc(doc_id=work.key, title=meta.title, source=_named(folder, store, work.metadata_sha256),
+                  sha256=work.pinned_sha256, kind="abstract")
+        doc.passages.append(DocPassage("abstract", "abstract", "Abstract", ("ABSTRACT",), text, _spans(text)))
+    else:
+        return None
+    doc.retrieved_at = work.retrieved_at
+    if meta is not None:
+        doc.pmid = doc.pmid or meta.pmid
+        doc.pmcid = doc.pmcid or meta.pmcid
+        doc.doi = doc.doi or meta.doi
+        doc.journal = doc.journal or meta.journal
+        doc.year = doc.year or meta.year
+        doc.authors = doc.authors or list(meta.authors)
+        # The source's title must be the pinned metadata title: the grounder compares them.
+        doc.title = meta.title or doc.title
+        doc.retracted = meta.retracted
+        doc.concern = meta.expression_of_concern
+        doc.notices = [str(n) for n in (*meta.retraction_notices, *meta.concern_notices)]
+    doc.doc_id = work.key
+    return doc
+
+
+def iter_source(source: Path) -> Iterator[Doc]:
+    """Docs of one SOURCE (see module docstring), read in this process."""
+    stores: dict[str, SnapshotStore] = {}
+    for unit in source_units(source):
+        doc = read_unit(unit, stores)
+        if doc is not None:
+            yield doc

@@ -15,17 +15,19 @@ the fastest queries, and dense per-field score vectors, which the AST executor c
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError, InputError
+from ..errors import ClusterError, ConfigurationError, InputError
+from ..execute import BatchFailed, map_batches
 from .analysis import analyze
-from .corpus import Doc, iter_source
+from .corpus import Doc, Unit, read_unit, source_units
 
 __all__ = ["DOC_FIELDS", "BuildStats", "LocalIndex", "build_index"]
 
@@ -77,16 +79,89 @@ def _field_tokens(doc: Doc, passage_tokens: list[list[str]]) -> dict[str, list[s
     return out
 
 
-def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
-                progress: Callable[[str], None] | None = None, docs: Iterable[Doc] = ()) -> BuildStats:
-    """Build (or rebuild) the index in ``index_dir`` from ``sources`` (and ready-made ``docs``:
-    the live backend indexes the pool of one question this way)."""
+UNITS_PER_BATCH = 16  # documents per batch on one machine (a cluster's batches are larger)
+
+
+@dataclass
+class Shard:
+    """One batch of documents read and analysed (by a worker): each ``Doc`` with its passages'
+    analysed tokens, in input order; or the ``InputError`` that stopped the batch."""
+
+    docs: list[tuple[Doc, list[list[str]]]]
+    error: InputError | None = None
+
+
+@dataclass
+class _Readers:
+    """A worker's reading context: one ``SnapshotStore`` per snapshot folder, kept across batches."""
+
+    stores: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _ReadersRecipe:
+    key: str = "librarian-readers"
+
+    def load(self) -> _Readers:
+        return _Readers({})
+
+
+def _analyse(readers: _Readers, units: Sequence[Unit]) -> Shard:
+    """The task: read and analyse a batch of documents (deterministic input errors are returned,
+    not raised, so they are not retried)."""
+    out: list[tuple[Doc, list[list[str]]]] = []
+    for unit in units:
+        try:
+            doc = read_unit(unit, readers.stores)
+        except InputError as exc:
+            return Shard(out, exc)
+        if doc is not None:
+            out.append((doc, [analyze(p.text) for p in doc.passages]))
+    return Shard(out)
+
+
+def _analysed(units: list[Unit], scheduler: Any) -> Iterator[tuple[Doc, list[list[str]]]]:
+    """Every unit's document with its analysed passages, in input order: read here, or in shards
+    on a Dask cluster and merged back in order."""
+    for _, shard in map_batches(_analyse, _ReadersRecipe(), units, scheduler=scheduler, base=UNITS_PER_BATCH):
+        if isinstance(shard, BatchFailed):
+            raise shard.error or ClusterError(f"{shard.message}; the index was not written")
+        yield from shard.docs
+        if shard.error is not None:
+            raise shard.error
+
+
+def _bm25_index(per_doc: list[list[str]], where: Path) -> None:
+    """A bm25s index over ``per_doc`` with its vocabulary numbered in sorted order, so the same
+    documents always give the same bytes (bm25s numbers tokens in set order, which varies)."""
     import bm25s
 
+    docs = [t or ["\u0000"] for t in per_doc]
+    vocab = {token: i for i, token in enumerate(sorted({t for toks in docs for t in toks}))}
+    retriever = bm25s.BM25(k1=K1, b=B)
+    retriever.index(([[vocab[t] for t in toks] for toks in docs], vocab), show_progress=False)
+    retriever.save(str(where))
+
+
+def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
+                progress: Callable[[str], None] | None = None, docs: Iterable[Doc] = (),
+                scheduler: Any = None) -> BuildStats:
+    """Build (or rebuild) the index in ``index_dir`` from ``sources`` (and ready-made ``docs``:
+    the live backend indexes the pool of one question this way).
+
+    With ``scheduler`` (``"local[:N]"``, a Dask scheduler address or a ``distributed.Client``) the
+    documents are read and analysed in shards on Dask workers (which read the sources from the
+    same paths) and merged here in input order: the index is the same, byte for byte, as one built
+    in one process. Nothing is written until every shard is in."""
     extra = list(docs)
     if not sources and not extra:
         raise ConfigurationError("no SOURCE given; name a JATS folder, a snapshot folder or a JSONL corpus")
     start = time.perf_counter()
+    # Snapshot folders first: a paper pinned in a catalogue is indexed from its pinned bytes (the
+    # hash and title the literature grounder checks), and a copy in a plain JATS folder is skipped.
+    ordered = sorted((Path(s) for s in sources), key=lambda p: not (p / "literature.json").is_file())
+    base = os.getcwd() if scheduler is not None else ""  # workers elsewhere read relative paths under it
+    units = [unit for path in ordered for unit in source_units(path, base=base)]
     out = Path(index_dir)
     out.mkdir(parents=True, exist_ok=True)
     db_path = out / "index.sqlite"
@@ -99,49 +174,49 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
     identities: set[str] = set()
     n_bytes = 0
     n_pass = 0
-    # Snapshot folders first: a paper pinned in a catalogue is indexed from its pinned bytes (the
-    # hash and title the literature grounder checks), and a copy in a plain JATS folder is skipped.
-    ordered = sorted((Path(s) for s in sources), key=lambda p: not (p / "literature.json").is_file())
 
-    def all_docs() -> Iterable[Doc]:
-        yield from extra
-        for path in ordered:
-            yield from iter_source(path)
+    def all_docs() -> Iterable[tuple[Doc, list[list[str]]]]:
+        for doc in extra:
+            yield doc, [analyze(p.text) for p in doc.passages]
+        yield from _analysed(units, scheduler)
 
-    for doc in all_docs():
-        keys = {f"pmid:{doc.pmid}" if doc.pmid else "", f"pmcid:{(doc.pmcid or '').upper()}" if doc.pmcid else "",
-                f"doi:{doc.doi.lower()}" if doc.doi else "", f"id:{doc.doc_id}"} - {""}
-        if keys & identities:
-            continue
-        identities |= keys
-        seen.add(doc.doc_id)
-        idx = len(seen) - 1
-        n_bytes += sum(len(p.text) for p in doc.passages) + len(doc.title)
-        con.execute("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
-            idx, doc.doc_id, doc.pmid, doc.pmcid, doc.doi, doc.title, json.dumps(doc.authors),
-            doc.journal, doc.year, json.dumps(doc.keywords), doc.sha256, doc.source, doc.kind,
-            doc.retrieved_at, int(doc.retracted), int(doc.concern), json.dumps(doc.notices)))
-        ptoks = [analyze(p.text) for p in doc.passages]
-        for ord_, p in enumerate(doc.passages):
-            con.execute("INSERT INTO passages VALUES (?,?,?,?,?,?,?,?,?)", (
-                n_pass, idx, ord_, p.pid, p.kind, p.section, " ".join(p.fields), p.text,
-                json.dumps(p.sentences)))
-            tokens["_P"].append(ptoks[ord_])
-            n_pass += 1
-        for f, toks in _field_tokens(doc, ptoks).items():
-            tokens[f].append(toks)
-        if progress and len(seen) % 500 == 0:
-            progress(f"indexed {len(seen)} documents")
-    if not seen:
-        raise InputError("the sources held no documents; check the paths", file=", ".join(map(str, sources)))
-    con.execute("INSERT INTO meta VALUES ('schema', ?), ('sources', ?)",
-                (str(SCHEMA_VERSION), json.dumps([str(s) for s in sources])))
-    con.commit()
+    try:
+        for doc, ptoks in all_docs():
+            keys = {f"pmid:{doc.pmid}" if doc.pmid else "",
+                    f"pmcid:{(doc.pmcid or '').upper()}" if doc.pmcid else "",
+                    f"doi:{doc.doi.lower()}" if doc.doi else "", f"id:{doc.doc_id}"} - {""}
+            if keys & identities:
+                continue
+            identities |= keys
+            seen.add(doc.doc_id)
+            idx = len(seen) - 1
+            n_bytes += sum(len(p.text) for p in doc.passages) + len(doc.title)
+            con.execute("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
+                idx, doc.doc_id, doc.pmid, doc.pmcid, doc.doi, doc.title, json.dumps(doc.authors),
+                doc.journal, doc.year, json.dumps(doc.keywords), doc.sha256, doc.source, doc.kind,
+                doc.retrieved_at, int(doc.retracted), int(doc.concern), json.dumps(doc.notices)))
+            for ord_, p in enumerate(doc.passages):
+                con.execute("INSERT INTO passages VALUES (?,?,?,?,?,?,?,?,?)", (
+                    n_pass, idx, ord_, p.pid, p.kind, p.section, " ".join(p.fields), p.text,
+                    json.dumps(p.sentences)))
+                tokens["_P"].append(ptoks[ord_])
+                n_pass += 1
+            for f, toks in _field_tokens(doc, ptoks).items():
+                tokens[f].append(toks)
+            if progress and len(seen) % 500 == 0:
+                progress(f"indexed {len(seen)} documents")
+        if not seen:
+            raise InputError("the sources held no documents; check the paths", file=", ".join(map(str, sources)))
+        con.execute("INSERT INTO meta VALUES ('schema', ?), ('sources', ?)",
+                    (str(SCHEMA_VERSION), json.dumps([str(s) for s in sources])))
+        con.commit()
+    except BaseException:
+        con.close()
+        tmp.unlink(missing_ok=True)
+        raise
     con.close()
     for f, per_doc in tokens.items():
-        retriever = bm25s.BM25(k1=K1, b=B)
-        retriever.index([t or ["\u0000"] for t in per_doc], show_progress=False)
-        retriever.save(str(out / "bm25" / f))
+        _bm25_index(per_doc, out / "bm25" / f)
     tmp.replace(db_path)
     return BuildStats(len(seen), n_pass, n_bytes, time.perf_counter() - start)
 

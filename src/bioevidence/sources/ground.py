@@ -2,17 +2,20 @@
 
 Pure parts (:func:`publication_ids`, :func:`apply_pins`) take and return values; :func:`ground`
 drives a :class:`~bioevidence.sources.pin.Pinner` and returns the updated records with a
-:class:`GroundSummary`.
+:class:`GroundSummary`; writing the pins into many records can run on a Dask cluster.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import ClusterError, ConfigurationError, InputError
+from ..execute import BatchFailed, Ready, Recipe, map_batches
 from .catalogue import Catalogue
 from .identifiers import parse_identifier
 from .metadata import parse_metadata
@@ -95,6 +98,33 @@ def apply_pins(record: dict[str, Any], catalogue: Catalogue, store: SnapshotStor
     return out
 
 
+@dataclass(frozen=True)
+class _PinsRecipe:
+    """A worker's context for writing pins into records: the catalogue and store of a shared
+    snapshot folder, checked to be the catalogue this run pinned (``sha256`` of its text)."""
+
+    folder: str
+    sha256: str
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(f"{self.folder}\0{self.sha256}".encode()).hexdigest()
+
+    def load(self) -> tuple[Catalogue, SnapshotStore]:
+        catalogue = Catalogue.load(self.folder)
+        found = hashlib.sha256(catalogue.dumps().encode()).hexdigest()
+        if found != self.sha256:
+            raise ConfigurationError(f"the catalogue a worker read in {self.folder} is not the one this run pinned "
+                                     f"(sha256 {found[:12]}…, expected {self.sha256[:12]}…); every worker must see "
+                                     "the same shared snapshot folder")
+        return catalogue, SnapshotStore(self.folder)
+
+
+def _pin_batch(context: tuple[Catalogue, SnapshotStore], batch: Sequence[tuple[str, Any]]) -> list[dict[str, Any]]:
+    catalogue, store = context
+    return [apply_pins(record, catalogue, store) for _, record in batch]
+
+
 def ground(
     records: Iterable[tuple[str, Any]],
     pinner: Pinner,
@@ -102,8 +132,16 @@ def ground(
     refresh: bool = False,
     workers: int = 8,
     progress: Callable[[PinResult], None] | None = None,
+    scheduler: Any = None,
 ) -> tuple[list[tuple[str, dict[str, Any]]], GroundSummary]:
-    """Pin every cited publication of ``records`` (``(name, record)`` pairs) and pin the records."""
+    """Pin every cited publication of ``records`` (``(name, record)`` pairs) and pin the records.
+
+    Pinning (the network) always runs here, ``workers`` threads under each service's rate limit:
+    spreading it over machines would multiply the request rate the services allow. With
+    ``scheduler`` (see :func:`bioevidence.gate.batch.run`) writing the pins into the records runs
+    on Dask workers, which read the catalogue and store from the snapshot folder (shared), so the
+    catalogue is saved there first; the records come back in input order.
+    """
     items = list(records)
     wanted: list[str] = []
     for name, record in items:
@@ -113,5 +151,15 @@ def ground(
     summary = GroundSummary()
     for result in pinner.pin_many(wanted, refresh=refresh, workers=workers, progress=progress):
         summary.add(result)
-    grounded = [(name, apply_pins(record, pinner.catalogue, pinner.store)) for name, record in items]
+    if scheduler is None:
+        recipe: Recipe[tuple[Catalogue, SnapshotStore]] = Ready((pinner.catalogue, pinner.store))
+    else:
+        folder = str(Path(pinner.store.root).resolve())
+        pinner.catalogue.save(folder)
+        recipe = _PinsRecipe(folder, hashlib.sha256(pinner.catalogue.dumps().encode()).hexdigest())
+    grounded: list[tuple[str, dict[str, Any]]] = []
+    for batch, out in map_batches(_pin_batch, recipe, items, scheduler=scheduler, base=64):
+        if isinstance(out, BatchFailed):
+            raise out.error or ClusterError(f"{out.message}; no grounded record was written")
+        grounded.extend((name, record) for (name, _), record in zip(batch, out, strict=True))
     return grounded, summary

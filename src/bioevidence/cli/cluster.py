@@ -1,0 +1,39 @@
+"""The ``--scheduler`` option shared by the batch commands, and their batch progress bar."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+SCHEDULER_HELP = ("Run the batches on Dask: local[:N] (N worker processes on this machine) or a scheduler "
+                  "address such as tcp://10.0.0.5:8786 (needs pip install 'bioevidence[dask]'; see docs/scale.md).")
+
+
+def scheduler_option(f: Any) -> Any:
+    return click.option("--scheduler", metavar="ADDRESS|local[:N]", help=SCHEDULER_HELP)(f)
+
+
+@contextmanager
+def batch_progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr counting batches, when ``enabled`` and stderr is a terminal;
+    else ``None`` (no callback: the library runs as it does without one)."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task(label, total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        yield advance

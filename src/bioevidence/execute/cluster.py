@@ -1,0 +1,226 @@
+"""The Dask executor: batches run on the workers of a Dask cluster, results gathered in order.
+
+``--scheduler`` / ``scheduler=`` takes:
+
+* ``local`` or ``local:N``: a ``LocalCluster`` of N worker processes (default: one per core) on
+  127.0.0.1, one thread each, started for the run and stopped after it;
+* a scheduler address (``tcp://10.0.0.5:8786``, ``host:8786``): an existing cluster (dask-jobqueue
+  on SLURM/PBS, Kubernetes, ``dask scheduler`` + ``dask worker``); see docs/scale.md;
+* in Python, also a ``distributed.Client`` (used as is, left open) or a cluster object.
+
+What a worker gets per batch: the task function (by name), the recipe of its context and the
+batch. It loads the context once per recipe key (:func:`bioevidence.execute.loaded`), reads
+pinned files from the paths the recipe names (a store shared by every machine), and returns the
+batch's results; it writes nothing. Fault handling is Dask's: a batch whose task raises is retried
+``RETRIES`` times; a batch whose worker dies is rescheduled on another worker, up to the
+scheduler's ``distributed.scheduler.allowed-failures`` (3) deaths, then it is a
+:class:`~bioevidence.execute.BatchFailed`. Losing the scheduler itself is a ``ClusterError``.
+
+Every Dask and distributed error is translated here (:func:`translate`), nowhere else.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import re
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from .._version import __version__
+from ..errors import BioevidenceError, ClusterError, ConfigurationError
+from . import BatchFailed, Progress, Ready, Recipe, loaded
+
+B = TypeVar("B")
+R = TypeVar("R")
+
+INSTALL_HINT = "pip install 'bioevidence[dask]'"
+RETRIES = 2  # re-runs of a batch whose task raised (a worker's shared filesystem hiccup, say)
+CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler
+WINDOW = 8  # batches in flight per worker thread (the scheduler queues them; results wait here in order)
+WAIT_ENV = "BIOEVIDENCE_DASK_WAIT"  # seconds to wait for the first worker to join (default 120)
+_LOCAL = re.compile(r"local(?::(\d+))?")
+_ADDRESS = re.compile(r"[a-z][a-z0-9+]*://\S+|[^\s:/]+:\d+")
+
+
+def _import_distributed() -> Any:
+    try:
+        import distributed
+    except ImportError as exc:
+        raise ConfigurationError(f"--scheduler needs Dask, which is not installed: {INSTALL_HINT}") from exc
+    return distributed
+
+
+def parse_scheduler(value: str) -> tuple[str, int | None]:
+    """``("local", N or None)`` or ``("address", None)``; anything else is a ConfigurationError."""
+    text = value.strip()
+    match = _LOCAL.fullmatch(text)
+    if match:
+        n = int(match.group(1)) if match.group(1) else None
+        if n is not None and n < 1:
+            raise ConfigurationError(f"--scheduler {value!r}: local:N needs N ≥ 1 worker processes")
+        return "local", n
+    if _ADDRESS.fullmatch(text):
+        return "address", None
+    raise ConfigurationError(f"--scheduler {value!r} is neither local, local:N nor a scheduler address "
+                             "such as tcp://10.0.0.5:8786")
+
+
+def _worker_version() -> str:
+    from .. import __version__ as version
+
+    return version
+
+
+def _run_remote(task: Callable[[Any, Any], Any], recipe: Recipe[Any], batch: bytes, version: str) -> Any:
+    """What a worker runs for one batch: same bioevidence as the client, context loaded once. The
+    batch travels pickled once by the client, as one bytes object: the scheduler (which unpickles
+    the tasks it is sent) then copies bytes instead of rebuilding thousands of records."""
+    if version != __version__:
+        raise ConfigurationError(f"this worker runs bioevidence {__version__} but the client {version}; install "
+                                 "the same version on every worker")
+    return task(loaded(recipe), pickle.loads(batch))
+
+
+def translate(exc: BaseException, index: int, client: Any) -> BatchFailed:
+    """A batch's upstream error as a BatchFailed; losing the scheduler raises ClusterError."""
+    distributed = _import_distributed()
+    if isinstance(exc, distributed.KilledWorker):
+        return BatchFailed(index, f"batch {index + 1} was lost with every worker that ran it (each died: out of "
+                                  "memory, or killed); it was not retried further. Validate those records "
+                                  "alone, or give the workers more memory")
+    if client.status not in ("running", "connecting"):
+        raise ClusterError(f"lost the Dask scheduler ({type(exc).__name__}: {exc}); no results were written; "
+                           "check the scheduler and run again", retryable=True) from exc
+    ours = exc if isinstance(exc, BioevidenceError) else None
+    message = ours.message if ours is not None else f"{type(exc).__name__}: {exc}"
+    return BatchFailed(index, f"batch {index + 1} failed on a worker after {RETRIES + 1} tries: {message}", ours)
+
+
+class DaskExecutor:
+    name = "dask"
+
+    def __init__(self, client: Any, *, cluster: Any = None, owns_client: bool = True) -> None:
+        self.client = client
+        self.cluster = cluster
+        self.owns_client = owns_client
+        self.address = str(client.scheduler.address) if client.scheduler is not None else "?"
+
+    @classmethod
+    def connect(cls, scheduler: Any) -> DaskExecutor:
+        """Start a LocalCluster (``local[:N]``) or connect to a scheduler; check the workers' version."""
+        distributed = _import_distributed()
+        if isinstance(scheduler, distributed.Client):
+            executor = cls(scheduler, owns_client=False)
+        elif not isinstance(scheduler, str):
+            if not hasattr(scheduler, "scheduler_address"):
+                raise ConfigurationError("scheduler= takes local, local:N, a scheduler address, a "
+                                         "distributed.Client or a Dask cluster object")
+            executor = cls(distributed.Client(scheduler, set_as_default=False))
+        else:
+            kind, n = parse_scheduler(scheduler)
+            if kind == "local":
+                try:
+                    cluster = distributed.LocalCluster(
+                        n_workers=n or os.cpu_count() or 1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        dashboard_address=":0", silence_logs=logging.ERROR)
+                except (OSError, RuntimeError, TimeoutError) as exc:
+                    raise ClusterError(f"could not start a local Dask cluster ({type(exc).__name__}: {exc}); check "
+                                       "free memory and ports on 127.0.0.1, or use --workers", retryable=True) from exc
+                executor = cls(distributed.Client(cluster, set_as_default=False), cluster=cluster)
+            else:
+                try:
+                    client = distributed.Client(scheduler.strip(), timeout=CONNECT_TIMEOUT, set_as_default=False)
+                except (OSError, TimeoutError) as exc:
+                    raise ClusterError(f"cannot reach the Dask scheduler {scheduler} ({exc}); check the address "
+                                       "and that the scheduler is running", retryable=True) from exc
+                executor = cls(client)
+        try:
+            executor._check_workers()
+        except BaseException:
+            executor.close()
+            raise
+        return executor
+
+    def _check_workers(self) -> None:
+        wait = float(os.environ.get(WAIT_ENV, "120"))
+        try:
+            self.client.wait_for_workers(1, timeout=wait)
+        except TimeoutError as exc:
+            raise ClusterError(f"no Dask worker joined the scheduler {self.address} within {wait:g} s; start "
+                               f"workers (dask worker {self.address}) or raise ${WAIT_ENV}", retryable=True) from exc
+        try:
+            versions = self.client.run(_worker_version)
+        except ImportError as exc:
+            raise ConfigurationError(f"a Dask worker of {self.address} cannot import bioevidence ({exc}); install "
+                                     f"bioevidence {__version__} on every worker") from exc
+        wrong = {addr: v for addr, v in versions.items() if v != __version__}
+        if wrong:
+            addr, version = next(iter(wrong.items()))
+            raise ConfigurationError(f"Dask worker {addr} runs bioevidence {version}, this client {__version__}; "
+                                     "install the same version on every worker")
+
+    @property
+    def workers(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def batch_size(self, items: int, base: int) -> int:
+        """Larger batches than on one machine: about 4 per worker thread, between base and 8 × base."""
+        return max(base, min(8 * base, -(-items // (4 * self.workers))))
+
+    def map(self, task: Callable[[Any, B], R], recipe: Recipe[Any], batches: Sequence[B], *,
+            progress: Progress | None = None) -> Iterator[R | BatchFailed]:
+        if isinstance(recipe, Ready):
+            raise ConfigurationError("a cluster run needs a recipe its workers can load (a GateSpec, not a loaded "
+                                     "Validator): pass bioevidence.gate.spec.GateSpec instead")
+        distributed = _import_distributed()
+        client, run = self.client, uuid.uuid4().hex[:12]
+        total = len(batches)
+        position: dict[Any, int] = {}
+        # Results are fetched by as_completed in the background (no blocking call per batch).
+        pending = distributed.as_completed(loop=client.loop, with_results=True, raise_errors=False)
+        ready: dict[int, R | BatchFailed] = {}
+        submitted = emitted = done = 0
+
+        def submit() -> None:
+            nonlocal submitted
+            payload = pickle.dumps(batches[submitted], protocol=pickle.HIGHEST_PROTOCOL)
+            future = client.submit(_run_remote, task, recipe, payload, __version__, pure=False,
+                                   retries=RETRIES, key=f"bioevidence-{task.__name__}-{run}-{submitted}")
+            position[future] = submitted
+            pending.add(future)
+            submitted += 1
+
+        workers = self.workers
+        try:
+            while submitted < min(WINDOW * workers, total):
+                submit()
+            for future, value in pending:
+                index = position.pop(future)
+                if future.status == "finished":
+                    ready[index] = value
+                else:
+                    exc = future.exception() if future.status == "error" else value
+                    ready[index] = translate(exc, index, client)
+                future.release()
+                done += 1
+                if done % 64 == 0:
+                    workers = self.workers  # workers may have joined (or left) the cluster
+                while submitted < total and submitted - done < WINDOW * workers:
+                    submit()
+                if progress is not None:
+                    progress(done, total)
+                while emitted in ready:
+                    yield ready.pop(emitted)
+                    emitted += 1
+        finally:
+            for future in position:
+                future.cancel()
+
+    def close(self) -> None:
+        if self.owns_client:
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()

@@ -1,0 +1,102 @@
+"""The two recipes of docs/scale.md, run as written as far as this machine allows: an existing
+scheduler (``dask scheduler`` and ``dask worker`` processes, found through a scheduler file) and
+SLURM through dask-jobqueue (its generated job script run with bash, as sbatch would run it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clusters import need_distributed, without_timestamps, write_jsonl
+
+BIN = Path(sys.executable).parent
+
+
+def _bioevidence(*args: str) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("bioevidence", path=str(BIN)) or "bioevidence"
+    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=300, check=False)
+
+
+@contextmanager
+def _processes(*commands: list[str]) -> Iterator[list[subprocess.Popen[bytes]]]:
+    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for cmd in commands]
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _wait_for_workers(address: str, n: int) -> None:
+    distributed = need_distributed()
+    with distributed.Client(address, timeout=30, set_as_default=False) as client:
+        client.wait_for_workers(n, timeout=120)
+
+
+def _same_reports(records: list[dict[str, Any]], snapshots: Path, tmp_path: Path, address: str) -> None:
+    batch = write_jsonl(tmp_path / "records.jsonl", records)
+    common = [str(batch), "--profile", "literature-claim", "--snapshot-dir", str(snapshots), "--format", "jsonl"]
+    one = _bioevidence("validate", *common, "--workers", "1", "-o", str(tmp_path / "one.jsonl"))
+    dask = _bioevidence("validate", *common, "--scheduler", address, "-o", str(tmp_path / "dask.jsonl"))
+    assert dask.returncode == one.returncode in (1, 2), dask.stderr
+    assert dask.stderr == one.stderr
+    assert without_timestamps((tmp_path / "dask.jsonl").read_text()) == without_timestamps(
+        (tmp_path / "one.jsonl").read_text())
+
+
+def test_an_existing_scheduler_found_through_a_scheduler_file(
+        civic_records: list[dict[str, Any]], snapshots: Path, tmp_path: Path) -> None:
+    need_distributed()
+    file = tmp_path / "scheduler.json"
+    scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+                 "--no-dashboard", "--scheduler-file", str(file)]
+    with _processes(scheduler):
+        deadline = time.monotonic() + 60
+        while not file.is_file() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(file.read_text())["address"]
+        worker = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(file),
+                  "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"]
+        with _processes(worker, worker):
+            _wait_for_workers(address, 2)
+            _same_reports(civic_records, snapshots, tmp_path, address)
+
+
+def test_slurm_through_dask_jobqueue_job_scripts(
+        civic_records: list[dict[str, Any]], snapshots: Path, tmp_path: Path) -> None:
+    need_distributed()
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError:
+        message = "dask-jobqueue is not installed; pip install dask-jobqueue to test the SLURM recipe"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with SLURMCluster(cores=1, processes=1, memory="2GB", walltime="01:00:00",
+                      scheduler_options={"host": "127.0.0.1", "dashboard_address": ":0"},
+                      worker_extra_args=["--host", "127.0.0.1"]) as slurm:
+        text = slurm.job_script()
+        assert "#SBATCH" in text and slurm.scheduler_address in text and "--name dummy-name" in text
+        scripts = []
+        for job in range(2):  # what cluster.scale(jobs=2) hands to sbatch: one script per job, named apart
+            scripts.append(tmp_path / f"job-{job}.sh")
+            scripts[-1].write_text(text.replace("dummy-name", f"SLURMCluster-{job}"))
+        with _processes(["bash", str(scripts[0])], ["bash", str(scripts[1])]):
+            _wait_for_workers(slurm.scheduler_address, 2)
+            _same_reports(civic_records[:120], snapshots, tmp_path, slurm.scheduler_address)

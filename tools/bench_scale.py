@@ -1,0 +1,191 @@
+"""Benchmark distribution: records/s in one process vs a Dask ``local:2`` cluster, and the cost of a batch.
+
+Workloads (real data from ../shared/data, built as in tools/bench_gate.py and tools/bench_grounders.py):
+
+* ``gate``: 10,000 CIViC ``literature-claim`` records, no grounders (about 10,000 records/s per core);
+* ``grounded``: 4,000 records quoting the CIViC papers, validated with the source-bytes and
+  literature grounders over the pinned snapshots (several times heavier per record);
+* ``index``: ``index build`` over the SciFact corpus, the CIViC snapshots and the JATS folders.
+
+For each: one process (``workers=1``), the fork executor on 2 cores (``workers=2``, this machine's
+default for large batches) and Dask ``local:2`` (a LocalCluster of two worker processes on
+127.0.0.1, started once; the start is reported apart). Per-batch overhead: a task that only counts
+its batch, over the same batches (data shipped there and a count back), and over empty batches
+(the fixed cost of a task round trip). Medians over ``--runs``; reports are checked equal.
+
+    .venv/bin/python tools/bench_scale.py [--runs 5] [--only gate,grounded,index,overhead]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_gate import DATA, civic_records
+from bench_grounders import SNAPSHOTS
+from bench_grounders import records as grounded_records
+
+
+def _count(_context: Any, batch: Any) -> int:
+    return len(batch)
+
+
+class _Nothing:
+    key = "bench-nothing"
+
+    def load(self) -> None:
+        return None
+
+
+def _median_time(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
+    times, out = [], None
+    for _ in range(runs):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), out
+
+
+def _strip(results: list[Any]) -> list[str]:
+    import re
+
+    return [re.sub(r'"validated_at":"[^"]*"', "", r.text) for r in results]
+
+
+def bench_validate(name: str, records: list[dict[str, Any]], spec: Any, runs: int, client: Any = None,
+                   local: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Without ``client``: one process and fork (no Dask thread in this process); with it: Dask,
+    compared with the ``local`` figures measured before the cluster started."""
+    from bioevidence.gate.batch import run
+    from bioevidence.gate.inputs import Job
+
+    jobs = [Job("bench.jsonl", i + 1, json.dumps(r).encode()) for i, r in enumerate(records)]
+    n = len(jobs)
+    if client is None:
+        run(jobs[:50], spec, workers=1)  # load the gate (caches warm) before timing
+        one_s, one = _median_time(lambda: run(jobs, spec, workers=1), runs)
+        fork_s, fork = _median_time(lambda: run(jobs, spec, workers=2), runs)
+        assert _strip(one) == _strip(fork), "reports differ"
+        return {"one_s": one_s, "fork_s": fork_s, "reports": _strip(one)}
+    assert local is not None
+    run(jobs[:50], spec, scheduler=client)  # load the gate on each worker
+    dask_s, dask = _median_time(lambda: run(jobs, spec, scheduler=client), runs)
+    assert _strip(dask) == local["reports"], "reports differ"
+    one_s, fork_s = local["one_s"], local["fork_s"]
+    print(f"{name}: {n:,} records; one process {n / one_s:,.0f} records/s ({one_s:.2f} s); fork workers=2 "
+          f"{n / fork_s:,.0f}/s ({one_s / fork_s:.2f}x); Dask local:2 {n / dask_s:,.0f}/s ({dask_s:.2f} s, "
+          f"{one_s / dask_s:.2f}x one process)")
+    return {}
+
+
+def bench_overhead(client: Any, runs: int) -> None:
+    from bioevidence.execute.cluster import DaskExecutor
+    from bioevidence.gate.inputs import Job
+
+    executor = DaskExecutor(client, owns_client=False)
+    jobs = [Job("bench.jsonl", i + 1, json.dumps(r).encode()) for i, r in enumerate(civic_records(10_000))]
+    for size in (250, 1250):
+        batches = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+        wall, _ = _median_time(lambda b=batches: list(executor.map(_count, _Nothing(), b)), runs)
+        mb = sum(len(j.data) for j in jobs) / 1e6
+        print(f"overhead: {len(batches)} batches of {size} records ({mb / len(batches):.2f} MB each), counting "
+              f"only: {wall / len(batches) * 1e3:.1f} ms per batch ({wall:.2f} s for {mb:.0f} MB)")
+    empty: list[list[int]] = [[] for _ in range(200)]
+    wall, _ = _median_time(lambda: list(executor.map(_count, _Nothing(), empty)), runs)
+    print(f"overhead: 200 empty batches: {wall / 200 * 1e3:.1f} ms per batch (a task's round trip, 2 in flight "
+          f"per worker)")
+
+
+def bench_index(runs: int, client: Any = None, local: float | None = None) -> float:
+    import shutil
+    import tempfile
+
+    from bioevidence.librarian.index import build_index
+
+    sources = [DATA / "claims" / "scifact" / "corpus.jsonl.gz", SNAPSHOTS, DATA / "jats"]
+    with tempfile.TemporaryDirectory() as tmp:
+        def once() -> Any:
+            out = Path(tmp) / "index"
+            shutil.rmtree(out, ignore_errors=True)
+            return build_index(sources, out, scheduler=client)
+
+        took, stats = _median_time(once, runs)
+    if client is None:
+        return took
+    assert local is not None
+    mb = stats.input_bytes / 1e6
+    print(f"index: {stats.docs:,} docs, {mb:.1f} MB of text; one process {local:.2f} s ({mb / local:.2f} MB/s); "
+          f"Dask local:2 {took:.2f} s ({mb / took:.2f} MB/s, {local / took:.2f}x)")
+    return took
+
+
+def cold_start(runs: int) -> None:
+    """``bioevidence validate one.json`` with and without ``--scheduler local:2`` (a fresh cluster)."""
+    import shutil
+    import tempfile
+
+    exe = shutil.which("bioevidence", path=str(Path(sys.executable).parent)) or "bioevidence"
+    with tempfile.TemporaryDirectory() as tmp:
+        one = Path(tmp) / "one.json"
+        one.write_text(json.dumps(civic_records(1)[0]))
+
+        def timed(*extra: str) -> float:
+            start = time.perf_counter()
+            subprocess.run([exe, "validate", str(one), *extra], capture_output=True, check=False)
+            return time.perf_counter() - start
+
+        plain = statistics.median(timed() for _ in range(runs))
+        local = statistics.median(timed("--scheduler", "local:2") for _ in range(runs))
+    imp = statistics.median(float(subprocess.run(
+        [sys.executable, "-c", "import time; t = time.perf_counter(); import distributed; "
+         "print(time.perf_counter() - t)"], capture_output=True, text=True, check=True).stdout) for _ in range(runs))
+    print(f"cold start: `validate one.json` {plain:.2f} s; with --scheduler local:2 {local:.2f} s "
+          f"(+{local - plain:.2f} s: import distributed {imp:.2f} s, start 2 workers, load the gate there)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", default="gate,grounded,index,overhead,cold")
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    from distributed import Client, LocalCluster
+
+    from bioevidence.gate.grounders.config import GrounderOptions
+    from bioevidence.gate.spec import GateSpec
+
+    gate = (civic_records(10_000), GateSpec.of("literature-claim"))
+    grounded = (grounded_records(4_000), GateSpec.of("general", GrounderOptions(snapshot_dir=SNAPSHOTS)))
+    # One process and fork first, with no Dask thread in this process competing for the GIL.
+    local_gate = bench_validate("gate", *gate, args.runs) if "gate" in only else None
+    local_grounded = bench_validate("grounded", *grounded, args.runs) if "grounded" in only else None
+    local_index = bench_index(max(1, args.runs // 2)) if "index" in only else None
+    start = time.perf_counter()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0",
+                      silence_logs=logging.ERROR) as cluster, Client(cluster, set_as_default=False) as client:
+        client.wait_for_workers(2)
+        print(f"LocalCluster of 2 worker processes up in {time.perf_counter() - start:.2f} s")
+        if local_gate is not None:
+            bench_validate("gate (no grounders)", *gate, args.runs, client, local_gate)
+        if local_grounded is not None:
+            bench_validate("grounded (source bytes + literature)", *grounded, args.runs, client, local_grounded)
+        if "overhead" in only:
+            bench_overhead(client, args.runs)
+        if local_index is not None:
+            bench_index(max(1, args.runs // 2), client, local_index)
+    if "cold" in only:
+        cold_start(args.runs)
+
+
+if __name__ == "__main__":
+    main()
