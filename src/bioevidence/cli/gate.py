@@ -78,7 +78,7 @@ def _grounder_options(profile: Any, options: dict[str, Any], *, grounding: bool 
             raise ConfigurationError(f"BIOEVIDENCE_STORE={home} is not a folder; point it at a snapshot folder")
         return GrounderOptions(snapshot_dir=home, max_inflated=max_inflated)
     if flags:
-        return GrounderOptions(
+        chosen = GrounderOptions(
             snapshot_dir=options.get("snapshot_dir"), ontologies=tuple(options.get("ontologies") or ()),
             term_roots=parse_term_roots(options.get("term_roots") or ()), genes=tuple(options.get("genes") or ()),
             assembly_reports=tuple(options.get("assembly_reports") or ()), tables=tuple(options.get("tables") or ()),
