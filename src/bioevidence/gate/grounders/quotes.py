@@ -136,7 +136,8 @@ class PaperText:
     tokens: list[Tokens] | None = None
     _passages: list[Passage] = field(default_factory=list, repr=False)
     _ptokens: list[PassageTokens] = field(default_factory=list, repr=False)
-    _index: dict[str, list[tuple[int, int]]] | None = field(default=None, repr=False)
+    _priority: list[int] | None = field(default=None, repr=False)
+    _joined: list[str | None] = field(default_factory=list, repr=False)
     _sentences: list[tuple[int, str, frozenset[str]]] | None = field(default=None, repr=False)
     _vocabulary: frozenset[str] | None = field(default=None, repr=False)
 
@@ -148,6 +149,7 @@ class PaperText:
         self._by_id: dict[str, int] = {}
         for index, passage in enumerate(self._passages):
             self._by_id.setdefault(passage.id, index)
+        self._joined = [None] * len(self._passages)
 
     @property
     def passages(self) -> list[Passage]:
@@ -165,19 +167,34 @@ class PaperText:
             return [index]
         return [i for i, p in enumerate(self._passages) if passage_id in p.aliases]
 
-    def _first_index(self) -> dict[str, list[tuple[int, int]]]:
-        """Where each token occurs: (passage, token), main text first (the order of ``PARTS``)."""
-        if self._index is None:
-            order = sorted(range(len(self._passages)), key=lambda i: (_PRIORITY.get(self._passages[i].part, 99), i))
-            index: dict[str, list[tuple[int, int]]] = {}
-            for i in order:
-                words = self._ptokens[i].tokens.words
-                kinds = self._ptokens[i].tokens.kinds
-                for t, word in enumerate(words):
-                    if kinds[t] != BREAK:
-                        index.setdefault(word, []).append((i, t))
-            self._index = index
-        return self._index
+    def _order(self) -> list[int]:
+        """Passage indexes, main text first (the order of ``PARTS``), then in document order."""
+        if self._priority is None:
+            self._priority = sorted(range(len(self._passages)),
+                                    key=lambda i: (_PRIORITY.get(self._passages[i].part, 99), i))
+        return self._priority
+
+    def positions(self, index: int, words: Iterable[str]) -> list[int]:
+        """Tokens of passage ``index`` equal to one of ``words``, in order: one C-level substring
+        search over the passage's tokens joined by NUL, never a per-token Python loop."""
+        joined = self._joined[index]
+        if joined is None:
+            joined = self._joined[index] = "\0" + "\0".join(self._ptokens[index].tokens.words) + "\0"
+        kinds = self._ptokens[index].tokens.kinds
+        out: list[int] = []
+        for word in words:
+            needle = "\0" + word + "\0"
+            at = joined.find(needle)
+            while at >= 0:
+                token = joined.count("\0", 0, at)
+                if kinds[token] != BREAK:
+                    out.append(token)
+                at = joined.find(needle, at + 1)
+        return sorted(set(out))
+
+    def occurrences(self, word: str) -> list[tuple[int, int]]:
+        """(passage, token) where a token equals ``word``, main text first."""
+        return [(index, token) for index in self._order() for token in self.positions(index, (word,))]
 
     def locate(self, quote: str, within: Iterable[int] = ()) -> Hit | None:
         """Where the quote is: in ``within`` (passage indexes) first, else anywhere by part.
@@ -196,29 +213,28 @@ class PaperText:
         if len(q.words) > 2 and q.words[1] == "-" and q.space[2] == "1" and q.kinds[0] == WORD:
             joined = first + q.words[2]
             keys += [joined, joined[0].swapcase() + joined[1:]]
-        index = self._first_index()
-        candidates = sorted({c for key in keys for c in index.get(key, ())},
-                            key=lambda c: (_PRIORITY.get(self._passages[c[0]].part, 99), c[0], c[1]))
-        target = set(within)
-        if target:
-            candidates = [c for c in candidates if c[0] in target] + [c for c in candidates if c[0] not in target]
+        keys = list(dict.fromkeys(keys))
+        rank = {index: n for n, index in enumerate(self._order())}
+        target = sorted(set(within), key=lambda i: rank.get(i, len(rank)))
+        taken = set(target)
         fallback: Hit | None = None
-        for pidx, start in candidates:
-            ptok = self._ptokens[pidx]
-            end = align(q, ptok, start)
-            if end <= start:
-                continue
-            passage = self._passages[pidx]
-            boundary = boundaries(ptok, passage.text, start, end)
-            if not boundary.ok:
-                boundary = self.negation(boundary)
-            last = end - 1
-            while last > start and ptok.tokens.kinds[last] == BREAK:
-                last -= 1
-            hit = Hit(passage, start, end, ptok.tokens.starts[start], ptok.tokens.ends[last], boundary)
-            if boundary.ok:
-                return hit
-            fallback = fallback or hit
+        for pidx in [*target, *(i for i in self._order() if i not in taken)]:
+            for start in self.positions(pidx, keys):
+                ptok = self._ptokens[pidx]
+                end = align(q, ptok, start)
+                if end <= start:
+                    continue
+                passage = self._passages[pidx]
+                boundary = boundaries(ptok, passage.text, start, end)
+                if not boundary.ok:
+                    boundary = self.negation(boundary)
+                last = end - 1
+                while last > start and ptok.tokens.kinds[last] == BREAK:
+                    last -= 1
+                hit = Hit(passage, start, end, ptok.tokens.starts[start], ptok.tokens.ends[last], boundary)
+                if boundary.ok:
+                    return hit
+                fallback = fallback or hit
         return fallback
 
     def index_of(self, passage: Passage) -> int:
@@ -265,7 +281,7 @@ class PaperText:
         q = quote_tokens(quote)
         if len(q.words) < 2:
             return None
-        order = sorted(range(len(self._passages)), key=lambda i: (_PRIORITY.get(self._passages[i].part, 99), i))
+        order = self._order()
         first, last = q.words[0], q.words[-1]
         if q.kinds[0] == WORD:
             for index in order:
@@ -283,7 +299,7 @@ class PaperText:
                         return passage, self.negation(boundary)
         if q.kinds[-1] == WORD:
             head = Tokens(q.words[:-1], q.kinds[:-1], q.space[:-1], q.starts[:-1], q.ends[:-1])
-            for pidx, tok in self._first_index().get(q.words[0], []):
+            for pidx, tok in self.occurrences(q.words[0]):
                 ptok = self._ptokens[pidx]
                 t = ptok.tokens
                 end = align(head, ptok, tok)
