@@ -246,3 +246,25 @@ def test_no_match_at_the_command_line_is_exit_3_with_one_json_error_line(workspa
     assert done.returncode == 3
     error = json.loads(done.stderr.strip().splitlines()[-1])
     assert error["error"] == "configuration_error" and "no file matches 'nothing/*.json'" in error["message"]
+
+
+def test_papers_are_checked_unless_no_grounding_is_asked_for(workspace: Path, tmp_path: Path) -> None:
+    """A record citing a PubMed paper, with no snapshot-dir: review (BEV029) by default; the
+    ``no-grounding`` input gives 0.8.0's verdict; any other value is an input error."""
+    from builders import claim_record
+
+    record = claim_record(0, "15696205", "ab" * 32, "A title", "KRAS mutations predict primary resistance here.")
+    (workspace / "records" / "paper.json").write_text(json.dumps(record), encoding="utf-8")
+    env = runner_env(tmp_path, BIOEVIDENCE_STORE="", BIOEVIDENCE_HOME=str(tmp_path / "home"))
+    code, lines = step(workspace, env, "records/paper.json")
+    assert code == 2 and any("BEV029" in line and "not checked against its paper" in line for line in lines)
+    code, lines = step(workspace, env, "records/paper.json", no_grounding=True)
+    assert code == 0 and not any("BEV029" in line for line in lines)
+    cwd = Path.cwd()
+    os.chdir(workspace)
+    try:
+        bad = CliRunner().invoke(cli, ["ci", "run"], env={**env, "INPUT_FILES": "records/paper.json",
+                                                           "INPUT_NO_GROUNDING": "maybe"})
+    finally:
+        os.chdir(cwd)
+    assert bad.exit_code == 3 and "no-grounding must be true or false" in bad.output

@@ -64,7 +64,8 @@ def test_every_input_is_declared_used_and_has_a_valid_default(action: dict[str, 
             if m.startswith("inputs.")}
     assert used == set(action["inputs"])
     assert {"files", "profile", "format", "fail-on", "snapshot-dir", "ontology", "term-root", "genes", "tables",
-            "python-version"} == set(action["inputs"])
+            "no-grounding", "python-version"} == set(action["inputs"])
+    assert action["inputs"]["no-grounding"]["default"] == "false"  # safe by default: quotes are checked
     assert action["inputs"]["files"]["required"] is True
     assert action["inputs"]["format"]["default"] in FORMATS
     assert action["inputs"]["fail-on"]["default"] in FAIL_ON

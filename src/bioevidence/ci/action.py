@@ -67,6 +67,7 @@ class ActionInputs:
     genes: str | None = None
     tables: str | None = None
     output_dir: str | None = None
+    no_grounding: bool = False
 
     def check(self) -> None:
         if self.format not in FORMATS:
@@ -88,6 +89,8 @@ class ActionInputs:
                               ("--genes", self.genes), ("--tables", self.tables)):
             for word in _words(value):
                 flags += [option, word]
+        if self.no_grounding:
+            flags.append("--no-grounding")
         return flags
 
 

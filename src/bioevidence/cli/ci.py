@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from ..errors import ConfigurationError
+
 
 @click.group()
 def ci() -> None:
@@ -41,9 +43,12 @@ def ci() -> None:
 @click.option("--tables", envvar="INPUT_TABLES", help="Evidence types checked against pinned tables. [INPUT_TABLES]")
 @click.option("--output-dir", envvar="INPUT_OUTPUT_DIR", type=click.Path(file_okay=False),
               help="Folder for report.jsonl and report.sarif (default: a new folder in $RUNNER_TEMP).")
+@click.option("--no-grounding", envvar="INPUT_NO_GROUNDING", default="false", show_default=True,
+              help="true: accept quotes from papers unchecked, as bioai-evidence-validator 0.8.0 did (else they "
+                   "need snapshot-dir, or go to review, BEV029). [INPUT_NO_GROUNDING]")
 def run(files: str | None, profile: str | None, fmt: str, fail_on: str, snapshot_dir: str | None,
         ontology: str | None, term_root: str | None, genes: str | None, tables: str | None,
-        output_dir: str | None) -> None:
+        output_dir: str | None, no_grounding: str) -> None:
     """Validate the matching files in one process and report to GitHub (annotations, summary, outputs).
 
     Exit code: 0 when the batch passes under --fail-on, else the batch code (1 rejected, 2 review
@@ -54,7 +59,15 @@ def run(files: str | None, profile: str | None, fmt: str, fail_on: str, snapshot
     inputs = ActionInputs(files=files or "", profile=profile or None, format=(fmt or "record").strip(),
                           fail_on=(fail_on or "review").strip(), snapshot_dir=snapshot_dir or None,
                           ontology=ontology, term_root=term_root, genes=genes, tables=tables,
-                          output_dir=output_dir or None)
+                          output_dir=output_dir or None, no_grounding=_flag(no_grounding, "no-grounding"))
     code = run_gate(inputs, cwd=Path.cwd(), env=os.environ, out=sys.stdout)
     sys.stdout.flush()
     sys.exit(code)
+
+
+def _flag(value: str | None, name: str) -> bool:
+    """An action input that is ``true`` or ``false`` (YAML spelling); anything else is a usage error."""
+    text = (value or "false").strip().lower()
+    if text not in ("true", "false"):
+        raise ConfigurationError(f"{name} must be true or false, not {value!r}")
+    return text == "true"

@@ -44,6 +44,30 @@ def verify(directory: Path, max_inflated: str | None) -> None:
     click.echo(f"ok: {count} files verified, {len(catalogue)} works in the catalogue")
 
 
+@sources.command("pin-local")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--snapshot-dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Snapshot folder to pin into (created if absent; literature.json updated atomically).")
+def pin_local_command(files: tuple[Path, ...], snapshot_dir: Path) -> None:
+    """Pin local JATS FILES (plain or .gz) into a snapshot folder, each its own metadata (no network).
+
+    A work is catalogued under the article's own identifiers (doi, else pmid, else pmcid). What a
+    resolver knows later, such as a retraction, is not in the file: pin works that have an
+    identifier with `bioevidence ground` instead when you can reach the network.
+
+    \b
+    Examples:
+      bioevidence sources pin-local papers/*.xml --snapshot-dir snapshots/
+      bioevidence validate claims/ --snapshot-dir snapshots/
+    """
+    from ..sources.local import pin_local
+
+    works = pin_local(files, snapshot_dir)
+    for path, work in zip(files, works, strict=True):
+        click.echo(f"{work.key}\t{work.fulltext_sha256}\t{path}")
+    click.echo(f"{len(works)} work(s) pinned in {snapshot_dir}", err=True)
+
+
 @sources.command("pull")
 @click.argument("name")
 @click.option(

@@ -211,3 +211,33 @@ def test_a_profile_restricting_quote_parts_sends_other_parts_to_review(
     report = Validator(strict, grounders=grounders).validate(rec)
     assert report.overall_status == "review_required" and "BEV032" in report.reason_codes()
     assert "references" in next(f.message for f in report.findings if f.rule_id == "BEV032")
+
+
+def test_local_jats_files_are_pinned_as_their_own_metadata_and_ground_quotes(shared_data: Path,
+                                                                            tmp_path: Path) -> None:
+    """``sources pin-local``: a PLOS paper from jats/, catalogued by its DOI, its sentence verified."""
+    import re
+
+    from lxml import etree
+
+    path = shared_data / "jats" / "plos" / "journal.pbio.1000359.xml"
+    snapshots = tmp_path / "snapshots"
+    result = CliRunner().invoke(cli, ["sources", "pin-local", str(path), "--snapshot-dir", str(snapshots)])
+    assert result.exit_code == 0, result.output
+    key, sha, _ = result.stdout.strip().split("\t")
+    root = etree.fromstring(path.read_bytes(), etree.XMLParser(resolve_entities=False, no_network=True))
+    doi = root.findtext(".//article-id[@pub-id-type='doi']")
+    assert key == f"doi:{doi.lower()}"
+    title = " ".join("".join(root.find(".//article-title").itertext()).split())
+    text = next(" ".join("".join(p.itertext()).split()) for p in root.iterfind(".//body//sec/p")
+                if all(c.tag in ("italic", "bold") for c in p.iter() if c is not p) and len("".join(
+                    p.itertext()).split()) > 12)
+    sentence = re.split(r"(?<=[a-z0-9]\.) (?=[A-Z])", text)[0]
+    rec = claim_record(0, "1", sha, title, sentence)
+    rec["source_artifacts"][0]["uri"] = key
+    report = validate({**rec, "profile_id": "general"}, grounders=build_grounders(GrounderOptions(
+        snapshot_dir=snapshots)))
+    assert report.overall_status == "admitted", [f.message for f in report.findings]
+    assert "BEV017" in {f.rule_id for f in validate({**_misquoted(rec), "profile_id": "general"},
+                                                     grounders=build_grounders(GrounderOptions(
+                                                         snapshot_dir=snapshots))).findings}
