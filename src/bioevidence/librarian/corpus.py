@@ -7,15 +7,18 @@ A SOURCE is one of:
 * a JSONL corpus (optionally ``.gz``) of ``{doc_id, title, abstract}`` records, SciFact style,
   where ``abstract`` is a list of sentences (that segmentation is kept as sentence ids).
 
-Passage text is the canonical ``match`` form of :mod:`bioevidence.text.jats` (or
-:func:`bioevidence.text.normalize.normalize` of a JSONL sentence): the exact string the
-literature grounder verifies against, so quotes cut from it verify by construction.
+Passage text is the readable text as printed (:attr:`bioevidence.text.jats.Passage.text`,
+citation markers, dashes and symbols as in the paper; a JSONL abstract's sentences joined by a
+space, unchanged): every quote is a byte-exact slice of it, which the literature grounder finds
+token by token. Sentence spans never cross a break (a table cell, a caption's label); BM25
+analyses the canonical form without citation markers (``index_text``).
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,7 +31,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..sources.catalogue import Work
     from ..sources.store import SnapshotStore
 
-__all__ = ["Doc", "DocPassage", "Unit", "iter_source", "read_jats", "read_unit", "source_units"]
+__all__ = ["Doc", "DocPassage", "Unit", "abstract_passage", "iter_source", "passage_spans", "read_jats", "read_unit",
+           "source_units"]
 
 _SECTION_FIELD = {"intro": "INTRO", "methods": "METHODS", "results": "RESULTS", "discussion": "DISCUSS",
                   "conclusions": "CONCL"}
@@ -36,12 +40,15 @@ _SECTION_FIELD = {"intro": "INTRO", "methods": "METHODS", "results": "RESULTS", 
 
 @dataclass
 class DocPassage:
-    pid: str  # paragraph id (JATS id, or "abstract" for JSONL)
-    kind: str  # abstract | paragraph | caption | table
+    pid: str  # passage id (JATS id or n<position>, or "abstract" for JSONL and pinned abstracts)
+    kind: str  # abstract | paragraph | list-item | figure-caption | table-caption | table | ...
     section: str
     fields: tuple[str, ...]  # search fields this passage feeds
-    text: str  # canonical text (quotes are cut from here)
+    text: str  # the passage as printed (quotes are byte-exact slices of it)
     sentences: list[tuple[int, int]]  # sentence spans in ``text``
+    index_text: str = ""  # what BM25 analyses (canonical, markers removed); ``text`` when empty
+    breaks: tuple[int, ...] = ()  # offsets in ``text`` no quote crosses (table cells, a caption's label)
+    section_type: str = ""  # intro | methods | results | discussion | conclusions | abstract | …
 
 
 @dataclass
@@ -65,21 +72,36 @@ class Doc:
     notices: list[str] = field(default_factory=list)  # retraction / concern notices, as cited
 
 
-def _spans(text: str) -> list[tuple[int, int]]:
-    """Sentence spans of canonical text, never crossing a line break.
+def passage_spans(text: str, markers: tuple[tuple[int, int], ...] = (),
+                  breaks: tuple[int, ...] = ()) -> list[tuple[int, int]]:
+    """Sentence spans of a passage's printed text, never crossing a break.
 
-    The ``match`` form of a caption or table separates its label, caption and cells with line
-    breaks; a quote that spanned one would not be found by the literature grounder, so every
-    line is segmented on its own (as the grounder does when it diagnoses a quote).
+    Citation markers are blanked for segmentation only ("information.20 In" ends a sentence
+    after "information."); spans are trimmed to non-space text and index ``text`` itself.
     """
     from ..text.normalize import sentence_spans
 
+    masked = list(text)
+    for a, b in markers:
+        for i in range(a, min(b, len(text))):
+            masked[i] = " "
+    blank = "".join(masked)
     out: list[tuple[int, int]] = []
-    start = 0
-    for line in text.split("\n"):
-        out.extend((start + a, start + b) for a, b in sentence_spans(line))
-        start += len(line) + 1
+    edges = [0, *sorted(b for b in breaks if 0 < b < len(text)), len(text)]
+    for lo, hi in itertools.pairwise(edges):
+        for a, b in sentence_spans(blank[lo:hi]):
+            a, b = lo + a, lo + b
+            while a < b and text[a].isspace():
+                a += 1
+            while b > a and text[b - 1].isspace():
+                b -= 1
+            if b > a:
+                out.append((a, b))
     return out
+
+
+_PASSAGE_KINDS = {"abstract", "paragraph", "list-item", "boxed-text", "quote", "definition", "figure-caption",
+                  "table-caption", "box-caption", "table"}
 
 
 def _itertext(el: Any) -> str:
@@ -136,21 +158,22 @@ def read_jats(data: bytes, *, source: str, sha256: str | None = None) -> Doc:
         year=meta["year"], keywords=meta["keywords"],
     )
     seen: set[str] = set()
-    for p in article.passages_for(kinds=("paragraph", "caption", "table")):
-        text = p.match  # line breaks kept: they separate a caption's label and a table's cells
-        if not text or text in seen:
+    for p in article.passages_for(kinds=_PASSAGE_KINDS, parts=("abstract", "body", "caption", "table")):
+        if not p.text or p.text in seen:
             continue
-        seen.add(text)
-        if p.section_type == "abstract":
+        seen.add(p.text)
+        if p.part == "abstract":
             fields: tuple[str, ...] = ("ABSTRACT",)
             kind = "abstract"
         else:
             kind = p.kind
-            extra = {"caption": ("FIG",), "table": ("TABLE",)}.get(p.kind, ())
+            extra = {"figure-caption": ("FIG",), "box-caption": ("FIG",), "table-caption": ("TABLE",),
+                     "table": ("TABLE",)}.get(p.kind, ())
             sec = _SECTION_FIELD.get(p.section_type)
-            fields = ("BODY", *extra, *((sec,) if sec and p.kind == "paragraph" else ()))
-        spans = _spans(text)
-        doc.passages.append(DocPassage(p.id, kind, p.section, fields, text, spans))
+            fields = ("BODY", *extra, *((sec,) if sec and p.part == "body" else ()))
+        doc.passages.append(DocPassage(p.id, kind, p.section, fields, p.text,
+                                       passage_spans(p.text, p.markers, p.breaks), p.match, p.breaks,
+                                       p.section_type))
     if not any(dp.kind != "abstract" for dp in doc.passages):
         doc.kind = "abstract"
     doc.doc_id = (f"pmid:{doc.pmid}" if doc.pmid else f"pmcid:{doc.pmcid}" if doc.pmcid else
@@ -245,7 +268,7 @@ def _jsonl_doc(path: Path, lineno: int, line: bytes) -> Doc:
     except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"line {lineno} is not a {{doc_id, title, abstract}} record ({exc}); "
                          "fix or drop the line", file=str(path), line=lineno) from exc
-    sents = [normalize(str(s)) for s in (abstract if isinstance(abstract, list) else [abstract])]
+    sents = [str(s) for s in (abstract if isinstance(abstract, list) else [abstract])]  # verbatim
     text, spans, pos = "", [], 0
     for s in sents:
         if text:
@@ -254,13 +277,25 @@ def _jsonl_doc(path: Path, lineno: int, line: bytes) -> Doc:
         spans.append((pos, pos + len(s)))
         text += s
         pos += len(s)
-    doc = Doc(doc_id=doc_id, title=normalize(title), source=f"{path}#{lineno}",
+    doc = Doc(doc_id=doc_id, title=title, source=f"{path}#{lineno}",
               sha256=hashlib.sha256(line.rstrip(b"\r\n")).hexdigest(), kind="abstract")
     for key in ("pmid", "pmcid", "doi"):
         if rec.get(key):
             setattr(doc, key, str(rec[key]))
-    doc.passages.append(DocPassage("abstract", "abstract", "Abstract", ("ABSTRACT",), text, spans))
+    doc.passages.append(DocPassage("abstract", "abstract", "Abstract", ("ABSTRACT",), text, spans,
+                                   normalize(text), (), "abstract"))
     return doc
+
+
+def abstract_passage(abstract: str) -> DocPassage:
+    """The passage of a pinned abstract, as the literature grounder reads it (id ``abstract``)."""
+    from ..text.jats_walk import match_form
+    from ..text.tokens import plain_markers
+
+    text = " ".join(abstract.split())
+    markers = tuple(plain_markers(text))
+    return DocPassage("abstract", "abstract", "Abstract", ("ABSTRACT",), text, passage_spans(text, markers),
+                      match_form(text, markers, ()), (), "abstract")
 
 
 def _named(folder: Path, store: SnapshotStore, sha: str) -> str:
@@ -271,7 +306,6 @@ def _named(folder: Path, store: SnapshotStore, sha: str) -> str:
 def _snapshot_doc(store: SnapshotStore, work: Work, folder: Path) -> Doc | None:
     """The document of one pinned work; its ``source`` names the file under ``folder`` as given."""
     from ..sources.metadata import parse_metadata
-    from ..text.normalize import normalize
 
     meta = parse_metadata(store.read(work.metadata_sha256), want=work.id) \
         if store.has(work.metadata_sha256) else None
@@ -280,10 +314,9 @@ def _snapshot_doc(store: SnapshotStore, work: Work, folder: Path) -> Doc | None:
         doc = read_jats(data, source=_named(folder, store, work.fulltext_sha256), sha256=work.fulltext_sha256)
     elif meta is not None and meta.found and meta.abstract:
         # No full text pinned: the abstract the grounder verifies against (passage id "abstract").
-        text = normalize(meta.abstract)
         doc = Doc(doc_id=work.key, title=meta.title, source=_named(folder, store, work.metadata_sha256),
                   sha256=work.pinned_sha256, kind="abstract")
-        doc.passages.append(DocPassage("abstract", "abstract", "Abstract", ("ABSTRACT",), text, _spans(text)))
+        doc.passages.append(abstract_passage(meta.abstract))
     else:
         return None
     doc.retrieved_at = work.retrieved_at

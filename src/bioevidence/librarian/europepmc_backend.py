@@ -24,8 +24,7 @@ from typing import Any
 
 from ..errors import BioevidenceError, InputError
 from .backend import Hit
-from .corpus import Doc, DocPassage, read_jats
-from .corpus import _spans as sentence_spans
+from .corpus import Doc, abstract_passage, read_jats
 from .index import DocInfo, LocalIndex, build_index
 from .query import validate
 
@@ -142,8 +141,6 @@ class EuropePMCBackend:
         return sha
 
     def _doc(self, info: DocInfo) -> Doc | None:
-        from ..text.normalize import normalize
-
         found = self._found[info.doc_id]
         if info.pmcid and self._has_free_text(found.raw):
             sha = self._fulltext_sha(info.pmcid)
@@ -162,11 +159,10 @@ class EuropePMCBackend:
         abstract = found.meta.abstract
         if not abstract:
             return None
-        text = normalize(abstract)
         doc = Doc(doc_id=info.doc_id, title=info.title, source="europepmc", sha256=found.page_sha, kind="abstract",
                   pmid=info.pmid, pmcid=info.pmcid, doi=info.doi, authors=list(info.authors), journal=info.journal,
                   year=info.year, retracted=info.retracted, concern=info.concern, notices=list(info.notices))
-        doc.passages.append(DocPassage("abstract", "abstract", "Abstract", ("ABSTRACT",), text, sentence_spans(text)))
+        doc.passages.append(abstract_passage(abstract))
         return doc
 
     def materialise(self, docs: Sequence[DocInfo], folder: Path | str) -> LocalIndex | None:

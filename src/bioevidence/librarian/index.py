@@ -2,7 +2,7 @@
 
 Layout of an index folder::
 
-    index.sqlite        docs, passages (canonical text + sentence spans), meta
+    index.sqlite        docs, passages (printed text, sentence spans, breaks), meta
     bm25/<FIELD>/       one bm25s index per searchable field (NumPy arrays + JSON vocabulary)
 
 Fields: TITLE, ABSTRACT, TITLE_ABS, BODY, INTRO, METHODS, RESULTS, DISCUSS, CONCL, FIG, TABLE,
@@ -33,7 +33,7 @@ __all__ = ["DOC_FIELDS", "BuildStats", "LocalIndex", "build_index"]
 
 DOC_FIELDS = ("TITLE", "ABSTRACT", "TITLE_ABS", "BODY", "INTRO", "METHODS", "RESULTS", "DISCUSS", "CONCL",
               "FIG", "TABLE", "AUTH", "JOURNAL", "KW", "_ALL")
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 K1, B = 1.2, 0.75
 
 _SCHEMA = """
@@ -46,7 +46,7 @@ CREATE TABLE docs (
 CREATE TABLE passages (
   pidx INTEGER PRIMARY KEY, doc INTEGER NOT NULL REFERENCES docs(idx), ord INTEGER NOT NULL,
   pid TEXT NOT NULL, kind TEXT NOT NULL, section TEXT NOT NULL, fields TEXT NOT NULL, text TEXT NOT NULL,
-  sentences TEXT NOT NULL);
+  sentences TEXT NOT NULL, breaks TEXT NOT NULL, section_type TEXT NOT NULL);
 CREATE INDEX passages_doc ON passages(doc, ord);
 CREATE INDEX docs_pmid ON docs(pmid); CREATE INDEX docs_pmcid ON docs(pmcid); CREATE INDEX docs_doi ON docs(doi);
 """
@@ -116,7 +116,7 @@ def _analyse(readers: _Readers, units: Sequence[Unit]) -> Shard:
         except InputError as exc:
             return Shard(out, exc)
         if doc is not None:
-            out.append((doc, [analyze(p.text) for p in doc.passages]))
+            out.append((doc, [analyze(p.index_text or p.text) for p in doc.passages]))
     return Shard(out)
 
 
@@ -177,7 +177,7 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
 
     def all_docs() -> Iterable[tuple[Doc, list[list[str]]]]:
         for doc in extra:
-            yield doc, [analyze(p.text) for p in doc.passages]
+            yield doc, [analyze(p.index_text or p.text) for p in doc.passages]
         yield from _analysed(units, scheduler)
 
     try:
@@ -196,9 +196,9 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
                 doc.journal, doc.year, json.dumps(doc.keywords), doc.sha256, doc.source, doc.kind,
                 doc.retrieved_at, int(doc.retracted), int(doc.concern), json.dumps(doc.notices)))
             for ord_, p in enumerate(doc.passages):
-                con.execute("INSERT INTO passages VALUES (?,?,?,?,?,?,?,?,?)", (
+                con.execute("INSERT INTO passages VALUES (?,?,?,?,?,?,?,?,?,?,?)", (
                     n_pass, idx, ord_, p.pid, p.kind, p.section, " ".join(p.fields), p.text,
-                    json.dumps(p.sentences)))
+                    json.dumps(p.sentences), json.dumps(list(p.breaks)), p.section_type))
                 tokens["_P"].append(ptoks[ord_])
                 n_pass += 1
             for f, toks in _field_tokens(doc, ptoks).items():
@@ -251,8 +251,10 @@ class PassageRow:
     kind: str
     section: str
     fields: tuple[str, ...]
-    text: str
+    text: str  # as printed: every quote is a byte-exact slice
     sentences: list[tuple[int, int]]
+    breaks: tuple[int, ...] = ()  # offsets no quote crosses (table cells, a caption's label)
+    section_type: str = ""
 
 
 class LocalIndex:
@@ -352,7 +354,7 @@ class LocalIndex:
 
 def _prow(r: Sequence[Any]) -> PassageRow:
     return PassageRow(r[0], r[1], r[2], r[3], r[4], r[5], tuple(r[6].split()), r[7],
-                      [(int(a), int(b)) for a, b in json.loads(r[8])])
+                      [(int(a), int(b)) for a, b in json.loads(r[8])], tuple(json.loads(r[9])), r[10])
 
 
 def idf_table(index: LocalIndex, field: str = "_P") -> dict[str, float]:

@@ -79,6 +79,8 @@ class Answer:
                     "rank": len(out) + 1, "doc_id": d.doc_id, "pmid": d.pmid, "pmcid": d.pmcid, "doi": d.doi,
                     "title": d.title, "authors": d.authors, "journal": d.journal, "year": d.year,
                     "text": span.text, "sentences": span.sentences, "paragraph_id": span.passage.pid,
+                    "start": span.passage.sentences[span.sentences[0]][0],
+                    "end": span.passage.sentences[span.sentences[-1]][1],
                     "section": span.passage.section, "locator": f"{_uri(d)}#{span.passage.pid}",
                     "sha256": d.sha256, "subquery": paper.subquery, "score": round(paper.score, 4),
                     "sentence_score": round(span.score, 4), "source_artifact_id": _artifact_id(d),
@@ -401,8 +403,10 @@ MIN_QUOTE_WORDS = 5  # the literature grounder's minimum; shorter quotes cannot 
 
 
 def _same_line(row: PassageRow, i: int, j: int) -> bool:
-    """Sentences ``i < j`` of ``row`` lie on one line (a quote never crosses a line break)."""
-    return "\n" not in row.text[row.sentences[i][0]: row.sentences[j][1]]
+    """Sentences ``i < j`` of ``row`` lie between the same breaks (a quote never crosses a table
+    cell or a caption's label)."""
+    a, b = row.sentences[i][0], row.sentences[j][1]
+    return not any(a < cut < b for cut in row.breaks)
 
 
 def _words(row: PassageRow, lo: int, hi: int) -> int:
