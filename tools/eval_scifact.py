@@ -8,6 +8,9 @@ Usage::
         [--no-lexicon] [--plain]
 
 Metrics: BEIR-protocol nDCG@10 and recall@10 over every claim (relevant = cited_doc_ids);
+the share of gold rationale sentences among the first 5 and 10 returned sentences (items in
+rank order, each item's sentences in order; claims with evidence: the mean of each claim's share,
+the share of all gold sentences, and the share of claims with at least one);
 nDCG@10 over claims with evidence only (relevant = evidence documents); rationale sentence
 precision / recall / F1 (micro) for the gold evidence documents: the sentences the judge
 selected in each gold document the librarian returned, against the gold rationale sentences
@@ -74,6 +77,9 @@ def main() -> None:
                     judge=LexicalJudge(min_fraction=0.0 if args.plain else args.min_fraction))
     beir, recall, ev_ndcg, lat = [], [], [], []
     tp = fp = fn = 0
+    at: dict[int, list[int]] = {5: [0, 0], 10: [0, 0]}  # gold rationale sentences among the first k returned
+    hit: dict[int, list[int]] = {5: [0, 0], 10: [0, 0]}  # claims with one among the first k
+    share: dict[int, list[float]] = {5: [], 10: []}  # per claim: its gold sentences among the first k
     for c in claims:
         t0 = time.perf_counter()
         answer = lib.ask(c["claim"])
@@ -83,6 +89,15 @@ def main() -> None:
         beir.append(ndcg10(ranked, cited))
         recall.append(len(cited & set(ranked[:10])) / len(cited))
         if c["evidence"]:
+            order = [(it["doc_id"], i) for it in answer.items() for i in it["sentences"]]
+            gold_all = {(d, i) for d, sets in c["evidence"].items() for s in sets for i in s["sentences"]}
+            for k in (5, 10):
+                found = gold_all & set(order[:k])
+                at[k][0] += len(found)
+                at[k][1] += len(gold_all)
+                hit[k][0] += bool(found)
+                hit[k][1] += 1
+                share[k].append(len(found) / len(gold_all))
             ev_docs = set(c["evidence"])
             ev_ndcg.append(ndcg10(ranked, ev_docs))
             picked = {p.doc.doc_id: {i for sp in p.spans for i in sp.sentences} for p in answer.papers}
@@ -104,6 +119,11 @@ def main() -> None:
     print(f"BEIR recall@10      {statistics.mean(recall):.4f}")
     print(f"evidence nDCG@10    {statistics.mean(ev_ndcg) if ev_ndcg else 0:.4f}")
     print(f"rationale P/R/F1    {p:.4f} / {r:.4f} / {f1:.4f}")
+    for k in (5, 10):
+        print(f"first {k:>2} returned sentences: share of a claim's gold rationale sentences "
+              f"{statistics.mean(share[k]) if share[k] else 0:.4f} (mean over claims); of all "
+              f"{at[k][0] / max(1, at[k][1]):.4f} ({at[k][0]}/{at[k][1]}); claims with one "
+              f"{hit[k][0] / max(1, hit[k][1]):.4f}")
     print(f"median ask latency  {statistics.median(lat) * 1000:.1f} ms")
 
 

@@ -3,10 +3,12 @@
 Pipeline (one pass): plan subqueries → search each (local index) → fuse and deduplicate by
 identity (PMID, PMCID, DOI, normalised title) → passages per paper (full text: BM25 paragraph
 ranking with corpus-wide statistics into an excerpt; abstracts: their sentences) → judge
-sentences → caps (30 full-text + 30 abstract-only papers, ~250 words per paper) → contiguous
-spans in reading order, each an evidence item whose quote is a substring of the canonical
-paragraph text the literature grounder verifies against. When the judge rejects everything,
-the unfiltered pool is returned and ``fallback`` says so.
+papers and sentences → caps (30 full-text + 30 abstract-only papers) → retracted papers left
+out unless asked for → every sentence of every kept paper ranked across the pool
+(:mod:`.ranking`: its own relevance, its paper's score, a section prior, diversity across
+papers) → the first ``top_k`` sentences from at most ``max_papers`` papers, each a byte-exact
+slice of its pinned passage (:mod:`.spans`) with its stance (:mod:`.stance`). When the judge
+rejects everything, the unfiltered pool is returned and ``fallback`` says so.
 """
 
 from __future__ import annotations
@@ -14,17 +16,21 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import BioevidenceError, ConfigurationError
+from .analysis import analyze
 from .backend import Backend, Hit, LocalBackend, Scoring
 from .index import DocInfo, LocalIndex, PassageRow, idf_table
 from .judge import LexicalJudge, QueryTerms
 from .lexicon import Lexicon, default_lexicon
 from .llm_judge import Bundle, JudgeReport, LLMJudge
 from .planner import OfflinePlanner, Plan
+from .ranking import DEFAULT, Candidate, Weights, cues, rank, relevance
+from .results import Answer, Paper, Span
+from .spans import grow
 
 __all__ = ["Answer", "Librarian", "Paper", "Settings", "Span"]
 
@@ -33,7 +39,8 @@ __all__ = ["Answer", "Librarian", "Paper", "Settings", "Span"]
 class Settings:
     """Knobs, with the reference project's values as defaults."""
 
-    top_k: int = 60
+    top_k: int = 10  # sentences returned
+    max_papers: int = 10  # papers they come from
     max_fulltext_papers: int = 30
     max_abstract_papers: int = 30
     words_per_paper: int = 250
@@ -41,87 +48,8 @@ class Settings:
     per_subquery: int = 50
     judge_weight: float = 0.1  # tuned on SciFact train
     scope: tuple[str, ...] = ("literature",)
-
-
-@dataclass
-class Span:
-    passage: PassageRow
-    sentences: list[int]
-    text: str
-    score: float
-
-
-@dataclass
-class Paper:
-    doc: DocInfo
-    fused: float
-    subquery: str
-    score: float = 0.0
-    spans: list[Span] = field(default_factory=list)
-    accepted: bool = False
-
-
-@dataclass
-class Answer:
-    question: str
-    plan: Plan
-    papers: list[Paper]
-    fallback: str | None = None
-    debug: dict[str, Any] = field(default_factory=dict)
-    scope: tuple[str, ...] = ("literature",)
-
-    def items(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        for paper in self.papers:
-            d = paper.doc
-            for span in paper.spans:
-                out.append({
-                    "rank": len(out) + 1, "doc_id": d.doc_id, "pmid": d.pmid, "pmcid": d.pmcid, "doi": d.doi,
-                    "title": d.title, "authors": d.authors, "journal": d.journal, "year": d.year,
-                    "text": span.text, "sentences": span.sentences, "paragraph_id": span.passage.pid,
-                    "start": span.passage.sentences[span.sentences[0]][0],
-                    "end": span.passage.sentences[span.sentences[-1]][1],
-                    "section": span.passage.section, "locator": f"{_uri(d)}#{span.passage.pid}",
-                    "sha256": d.sha256, "subquery": paper.subquery, "score": round(paper.score, 4),
-                    "sentence_score": round(span.score, 4), "source_artifact_id": _artifact_id(d),
-                    "retracted": d.retracted, "expression_of_concern": d.concern, "notices": list(d.notices),
-                })
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        items = self.items()
-        artifacts: dict[str, dict[str, Any]] = {}
-        evidence: list[dict[str, Any]] = []
-        for paper in self.papers:
-            d = paper.doc
-            artifacts.setdefault(_artifact_id(d), {
-                "id": _artifact_id(d), "title": d.title or d.doc_id, "source_type": "publication",
-                "uri": _uri(d), "version": f"sha256:{d.sha256[:12]}",
-                "retrieved_at": d.retrieved_at or "1970-01-01T00:00:00Z", "sha256": d.sha256,
-            })
-        for it in items:
-            evidence.append({
-                "id": f"ev:{it['rank']}", "source_artifact_id": it["source_artifact_id"],
-                "locator": it["locator"], "extracted_text": it["text"], "evidence_type": "literature_quote",
-                "extraction_method": "normalized_string_match", "scope": list(self.scope),
-            })
-        return {"question": self.question, "fallback": self.fallback, "plan": self.plan.to_json(),
-                "items": items, "source_artifacts": list(artifacts.values()), "evidence_items": evidence,
-                "debug": self.debug}
-
-
-def _uri(d: DocInfo) -> str:
-    if d.pmid:
-        return f"pmid:{d.pmid}"
-    if d.pmcid:
-        return f"pmcid:{d.pmcid}"
-    if d.doi:
-        return f"doi:{d.doi}"
-    return d.doc_id if ":" in d.doc_id else f"doc:{d.doc_id}"
-
-
-def _artifact_id(d: DocInfo) -> str:
-    return f"src:{_uri(d)}"
+    include_retracted: bool = False  # retracted papers' sentences are left out unless asked for
+    weights: Weights = DEFAULT
 
 
 def _title_key(title: str) -> str:
@@ -216,6 +144,8 @@ class Librarian:
         self.judge: LexicalJudge | LLMJudge = judge
         self.progress = progress or (lambda message: None)
         self._idf: dict[str, float] | None = None
+        self._candidates: list[Candidate] = []
+        self._terms: QueryTerms | None = None
 
     @property
     def idf(self) -> dict[str, float]:
@@ -243,7 +173,10 @@ class Librarian:
                 out = list(pool.map(one, plan.subqueries))
         return [r for r in out if not isinstance(r, str)], [r for r in out if isinstance(r, str)]
 
-    def ask(self, question: str, *, top_k: int | None = None) -> Answer:
+    def ask(self, question: str, *, top_k: int | None = None, papers: int | None = None,
+            include_retracted: bool | None = None) -> Answer:
+        """Ranked verbatim sentences for ``question``: ``top_k`` sentences from at most ``papers``
+        papers (defaults from :class:`Settings`); retracted papers only with ``include_retracted``."""
         t0 = time.perf_counter()
         self.progress("planning subqueries")
         plan = self.planner.plan(question)
@@ -254,7 +187,7 @@ class Librarian:
         materialise = getattr(self.backend, "materialise", None)
         if materialise is None:
             assert self.index is not None
-            answer = self._rank(question, plan, pool, self.index, self.idf, top_k)
+            answer = self._rank(question, plan, pool, self.index, self.idf, top_k, papers, include_retracted)
         else:
             import tempfile
 
@@ -267,7 +200,8 @@ class Librarian:
                         kept = [p for p in pool if p.doc.doc_id in index.by_doc_id]
                         for p in kept:
                             p.doc = index.docs[index.by_doc_id[p.doc.doc_id]]
-                        answer = self._rank(question, plan, kept, index, idf_table(index, "_P"), top_k)
+                        answer = self._rank(question, plan, kept, index, idf_table(index, "_P"), top_k, papers,
+                                            include_retracted)
                     finally:
                         index.close()
         answer.debug = {"subqueries": [q for q, _, _ in results], "errors": errors, "candidates": len(pool),
@@ -276,12 +210,13 @@ class Librarian:
         return answer
 
     def _rank(self, question: str, plan: Plan, pool: list[Paper], index: LocalIndex, idf: dict[str, float],
-              top_k: int | None) -> Answer:
+              top_k: int | None, papers: int | None, include_retracted: bool | None) -> Answer:
         import numpy as np
 
         s = self.settings
         self.progress(f"judging · {len(pool)} papers")
         terms = QueryTerms.build(question, plan.expansions, idf)
+        self._terms = terms
         qtoks = list(terms.weights)
         pscores = index.scores("_P", qtoks) if pool else np.zeros(0)
         debug: dict[str, Any] = {}
@@ -294,7 +229,7 @@ class Librarian:
             top_fused = max((p.fused for p in pool), default=1.0) or 1.0
             for paper in pool:
                 self._judge_paper(index, paper, terms, pscores)
-                best = max((sp.score for sp in paper.spans), default=0.0)
+                best = max((x[0] for x in paper.scored), default=0.0)
                 paper.score = paper.fused / top_fused + s.judge_weight * best
             rejected = "the judge rejected every candidate"
         accepted = sorted((p for p in pool if p.accepted), key=lambda p: (-p.score, p.doc.idx))
@@ -302,8 +237,8 @@ class Librarian:
         if pool and not accepted:
             fallback = f"{rejected}; returning the unfiltered pool"
             for paper in pool:
-                self._lead(index, paper)
-            chosen = pool[: top_k or s.top_k]
+                self._lead(index, paper, terms)
+            chosen = list(pool)
         else:
             n_ft = n_ab = 0
             chosen = []
@@ -314,9 +249,52 @@ class Librarian:
                 elif p.doc.kind != "fulltext" and n_ab < s.max_abstract_papers:
                     n_ab += 1
                     chosen.append(p)
-            chosen = chosen[: top_k or s.top_k]
-        debug.update(accepted=len(accepted), final=len(chosen))
-        return Answer(question, plan, chosen, fallback, debug, s.scope)
+        keep_retracted = s.include_retracted if include_retracted is None else include_retracted
+        withheld = [] if keep_retracted else [p for p in chosen if p.doc.retracted]
+        chosen = [p for p in chosen if keep_retracted or not p.doc.retracted]
+        ranked = self._sentences(chosen, top_k or s.top_k, papers or s.max_papers)
+        debug.update(accepted=len(accepted), final=len(chosen), sentences=len(ranked), withheld=len(withheld))
+        answer = Answer(question, plan, chosen, fallback, debug, s.scope, ranked, withheld, self._candidates)
+        from .stance import label_stance
+
+        label_stance(answer, terms)
+        return answer
+
+    def _sentences(self, chosen: list[Paper], limit: int, max_papers: int) -> list[Span]:
+        """Every scored sentence of the chosen papers ranked across the pool (:func:`.ranking.rank`),
+        each grown to a quotable span; a sentence is shown once."""
+        candidates = []
+        weights = self._terms.weights if self._terms is not None else {}
+        for n, paper in enumerate(chosen):
+            for judged, row, i in paper.scored:
+                a, b = row.sentences[i]
+                terms = analyze(row.text[a:b])
+                finding, number, background = cues(terms)
+                last = max(1, len(row.sentences) - 1)
+                # the LLM judge's order (judged) when it ranked; else BM25 of the question's terms
+                score = judged if isinstance(self.judge, LLMJudge) else relevance(terms, weights)
+                candidates.append(Candidate(n, paper.score, row, i, score, _section_type(row), i / last,
+                                            _sectioned(row), finding, number, background))
+        self._candidates = candidates
+        out: list[Span] = []
+        used: set[tuple[int, int]] = set()
+        for c in rank(candidates, self.settings.weights, max_papers=max_papers):
+            if len(out) >= limit:
+                break
+            if (c.row.pidx, c.sentence) in used:
+                continue
+            bounds = grow(c.row, c.sentence)
+            if bounds is None:
+                continue
+            lo, hi = bounds
+            if any((c.row.pidx, i) in used for i in range(lo, hi + 1)):
+                continue
+            used.update((c.row.pidx, i) for i in range(lo, hi + 1))
+            text = c.row.text[c.row.sentences[lo][0]: c.row.sentences[hi][1]]
+            span = Span(c.row, list(range(lo, hi + 1)), text, round(c.score, 4), c.paper)
+            chosen[c.paper].spans.append(span)
+            out.append(span)
+        return out
 
     # ------------------------------------------------------------ per paper
     def _excerpt(self, index: LocalIndex, paper: Paper, pscores: Any) -> list[PassageRow]:
@@ -352,106 +330,50 @@ class Librarian:
         report = self.judge.judge(question, bundles)
         for key, ruling in report.rulings.items():
             paper = pool[key]
-            keep, words = [], 0
-            for n, (row, i) in enumerate(ruling.cited):
-                keep.append((1.0 / (n + 1), row, i))
-                words += len(row.text[row.sentences[i][0]: row.sentences[i][1]].split())
-                if words >= self.settings.words_per_paper:
-                    break
-            paper.spans = _spans(keep)
-            paper.accepted = bool(paper.spans)  # cited sentences too short to quote leave nothing to return
+            paper.scored = [(1.0 / (n + 1), row, i) for n, (row, i) in enumerate(ruling.cited)]
+            paper.accepted = bool(paper.scored)
             paper.score = ruling.score
         return report
 
     def _judge_paper(self, index: LocalIndex, paper: Paper, terms: QueryTerms, pscores: Any) -> None:
-        scored: list[tuple[float, PassageRow, int]] = []
+        """Score every sentence of the paper's excerpt; the paper is accepted when one sentence is, and
+        then all its sentences are candidates (a finding may share no word with the question)."""
         judge = self.judge
         assert isinstance(judge, LexicalJudge)
+        scored: list[tuple[float, PassageRow, int]] = []
         for row in self._excerpt(index, paper, pscores):
             for i, (a, b) in enumerate(row.sentences):
                 scored.append((judge.score(row.text[a:b], terms), row, i))
-        good = [x for x in scored if judge.accepts(x[0])]
-        if not good:
-            return
-        paper.accepted = True
-        best = max(x[0] for x in good)
-        good = [x for x in good if x[0] >= judge.keep_ratio * best]
-        good.sort(key=lambda x: (-x[0], x[1].ord, x[2]))
-        keep, words = [], 0
-        for x in good:
-            keep.append(x)
-            words += len(x[1].text[x[1].sentences[x[2]][0]: x[1].sentences[x[2]][1]].split())
-            if words >= self.settings.words_per_paper:
-                break
-        paper.spans = _spans(keep)
+        paper.accepted = any(judge.accepts(x[0]) for x in scored)
+        paper.scored = scored if paper.accepted else []  # every sentence of an accepted paper is a candidate
 
-    def _lead(self, index: LocalIndex, paper: Paper) -> None:
-        rows = self._excerpt(index, paper, [])
-        keep, words = [], 0
-        for row in rows:
+    def _lead(self, index: LocalIndex, paper: Paper, terms: QueryTerms) -> None:
+        """The unfiltered pool: the paper's first ~250 words are its candidates, scored anyway."""
+        judge = self.judge if isinstance(self.judge, LexicalJudge) else LexicalJudge()
+        scored, words = [], 0
+        for row in self._excerpt(index, paper, []):
             for i, (a, b) in enumerate(row.sentences):
-                keep.append((0.0, row, i))
+                scored.append((judge.score(row.text[a:b], terms), row, i))
                 words += len(row.text[a:b].split())
                 if words >= self.settings.words_per_paper:
                     break
             if words >= self.settings.words_per_paper:
                 break
-        paper.spans = _spans(keep)
+        paper.scored = scored
 
 
-MIN_QUOTE_WORDS = 5  # the literature grounder's minimum; shorter quotes cannot be confirmed
+def _section_type(row: PassageRow) -> str:
+    """The passage's section type; inside a structured abstract, read from its heading."""
+    if row.section_type != "abstract" or "/" not in row.section:
+        return row.section_type or ("abstract" if row.kind == "abstract" else "")
+    heading = row.section.rsplit("/", 1)[-1].lower()
+    for name, words in (("results", ("result", "finding")), ("conclusions", ("conclu", "interpret")),
+                        ("methods", ("method", "design", "patients", "material")),
+                        ("intro", ("background", "introduction", "objective", "aim", "purpose", "context"))):
+        if any(w in heading for w in words):
+            return name
+    return "abstract"
 
 
-def _same_line(row: PassageRow, i: int, j: int) -> bool:
-    """Sentences ``i < j`` of ``row`` lie between the same breaks (a quote never crosses a table
-    cell or a caption's label)."""
-    a, b = row.sentences[i][0], row.sentences[j][1]
-    return not any(a < cut < b for cut in row.breaks)
-
-
-def _words(row: PassageRow, lo: int, hi: int) -> int:
-    from ..text.normalize import word_count
-
-    return word_count(row.text[row.sentences[lo][0]: row.sentences[hi][1]])
-
-
-def _spans(selected: list[tuple[float, PassageRow, int]]) -> list[Span]:
-    """Group selected sentences into contiguous spans within one line of a paragraph, in reading
-    order; a span under :data:`MIN_QUOTE_WORDS` words grows by its neighbours on the same line
-    (next first) or is dropped, so every quote can be confirmed by the grounder."""
-    selected = sorted(selected, key=lambda x: (x[1].ord, x[2]))
-    spans: list[Span] = []
-    for score, row, i in selected:
-        last = spans[-1] if spans else None
-        if (last is not None and last.passage.pidx == row.pidx and i - 1 <= last.sentences[-1] < i
-                and _same_line(row, last.sentences[-1], i)):
-            last.sentences.append(i)
-            last.score = max(last.score, score)
-        elif last is not None and last.passage.pidx == row.pidx and i in last.sentences:
-            continue
-        else:
-            spans.append(Span(row, [i], "", score))
-    out: list[Span] = []
-    for sp in spans:
-        row = sp.passage
-        lo, hi = sp.sentences[0], sp.sentences[-1]
-        while _words(row, lo, hi) < MIN_QUOTE_WORDS:
-            if hi + 1 < len(row.sentences) and _same_line(row, hi, hi + 1):
-                hi += 1
-            elif lo > 0 and _same_line(row, lo - 1, lo):
-                lo -= 1
-            else:
-                break
-        if _words(row, lo, hi) < MIN_QUOTE_WORDS:
-            continue
-        if out and out[-1].passage.pidx == row.pidx and out[-1].sentences[-1] >= lo:
-            prev = out[-1]  # grown into the previous span: merge
-            prev.sentences = list(range(prev.sentences[0], max(hi, prev.sentences[-1]) + 1))
-            prev.score = max(prev.score, sp.score)
-        else:
-            out.append(Span(row, list(range(lo, hi + 1)), "", sp.score))
-    for sp in out:
-        a = sp.passage.sentences[sp.sentences[0]][0]
-        b = sp.passage.sentences[sp.sentences[-1]][1]
-        sp.text = sp.passage.text[a:b]
-    return out
+def _sectioned(row: PassageRow) -> bool:
+    return row.kind != "abstract" or "/" in row.section
