@@ -80,6 +80,7 @@ def main() -> None:
     at: dict[int, list[int]] = {5: [0, 0], 10: [0, 0]}  # gold rationale sentences among the first k returned
     hit: dict[int, list[int]] = {5: [0, 0], 10: [0, 0]}  # claims with one among the first k
     share: dict[int, list[float]] = {5: [], 10: []}  # per claim: its gold sentences among the first k
+    confusion: dict[tuple[str, str], int] = {}  # (gold, predicted) stance of returned sentences
     for c in claims:
         t0 = time.perf_counter()
         answer = lib.ask(c["claim"])
@@ -88,6 +89,13 @@ def main() -> None:
         cited = {str(x) for x in c["cited_doc_ids"]}
         beir.append(ndcg10(ranked, cited))
         recall.append(len(cited & set(ranked[:10])) / len(cited))
+        labels = {(d, i): {"SUPPORT": "supports", "CONTRADICT": "contradicts"}[s["label"]]
+                  for d, sets in c["evidence"].items() for s in sets for i in s["sentences"]}
+        for it in answer.items():
+            gold_label = next((labels[(it["doc_id"], i)] for i in it["sentences"] if (it["doc_id"], i) in labels),
+                              "neutral")
+            key = (gold_label, it["stance"])
+            confusion[key] = confusion.get(key, 0) + 1
         if c["evidence"]:
             order = [(it["doc_id"], i) for it in answer.items() for i in it["sentences"]]
             gold_all = {(d, i) for d, sets in c["evidence"].items() for s in sets for i in s["sentences"]}
@@ -124,6 +132,24 @@ def main() -> None:
               f"{statistics.mean(share[k]) if share[k] else 0:.4f} (mean over claims); of all "
               f"{at[k][0] / max(1, at[k][1]):.4f} ({at[k][0]}/{at[k][1]}); claims with one "
               f"{hit[k][0] / max(1, hit[k][1]):.4f}")
+    print("stance of returned sentences (rows: gold, a rationale's label or neutral; columns: predicted)")
+    print(f"{'':>12} " + " ".join(f"{x:>11}" for x in ("supports", "contradicts", "neutral")))
+    for gold_label in ("supports", "contradicts", "neutral"):
+        row = [confusion.get((gold_label, x), 0) for x in ("supports", "contradicts", "neutral")]
+        print(f"{gold_label:>12} " + " ".join(f"{v:>11}" for v in row))
+    f1s = []
+    for x in ("supports", "contradicts", "neutral"):
+        tp_ = confusion.get((x, x), 0)
+        pred = sum(v for (g, q), v in confusion.items() if q == x)
+        real = sum(v for (g, q), v in confusion.items() if g == x)
+        prec, rec = (tp_ / pred if pred else 0.0), (tp_ / real if real else 0.0)
+        f1s.append(2 * prec * rec / (prec + rec) if prec + rec else 0.0)
+    print(f"stance macro-F1 over returned sentences: {statistics.mean(f1s):.4f} "
+          f"(supports {f1s[0]:.3f}, contradicts {f1s[1]:.3f}, neutral {f1s[2]:.3f})")
+    rationale = [(g, p) for (g, p), n in confusion.items() for _ in range(n) if g != "neutral"]
+    if rationale:
+        print(f"stance accuracy on returned rationale sentences: "
+              f"{sum(g == p for g, p in rationale) / len(rationale):.4f} ({len(rationale)} sentences)")
     print(f"median ask latency  {statistics.median(lat) * 1000:.1f} ms")
 
 

@@ -74,7 +74,7 @@ class ClaimReading:
         return cls(weights, _polarity(question), frozenset(_directions(question)))
 
 
-def lexical_stance(sentence: str, claim: ClaimReading, min_overlap: float = 0.3) -> str:
+def lexical_stance(sentence: str, claim: ClaimReading, min_overlap: float = 0.45) -> str:
     """``supports`` | ``contradicts`` | ``neutral`` (see module docstring)."""
     total = sum(claim.terms.values()) or 1.0
     tokens = set(analyze(sentence))
@@ -91,7 +91,7 @@ def lexical_stance(sentence: str, claim: ClaimReading, min_overlap: float = 0.3)
     return "supports"
 
 
-def label_stance(answer: Answer, terms: QueryTerms | None = None, min_overlap: float = 0.3) -> None:
+def label_stance(answer: Answer, terms: QueryTerms | None = None, min_overlap: float = 0.45) -> None:
     """Label every ranked sentence of ``answer`` with the lexical stance (in place)."""
     claim = ClaimReading.of(answer.question, terms)
     for span in answer.ranked:
