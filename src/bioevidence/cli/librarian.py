@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ..errors import ConfigurationError, InputError
+from ..librarian.render import FORMATS
 from .cluster import scheduler_option
 
 
@@ -97,50 +98,119 @@ def _llm_parts(planner: str, judge: str, llm: Any, *, local: bool, context: int 
     return plan_with, judge_with
 
 
+def _ask_options(f: Any) -> Any:
+    options = [
+        click.argument("question", required=False),
+        click.option("--questions", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="JSONL file of {\"id\", \"question\"}; one JSON line out per question."),
+        click.option("--backend", type=click.Choice(["local", "europepmc"]), default="local", show_default=True),
+        click.option("--index", "index_dir", type=click.Path(path_type=Path), help="Local index folder."),
+        click.option("--planner", type=click.Choice(["offline", "llm"]), default="offline", show_default=True),
+        click.option("--judge", type=click.Choice(["offline", "llm"]), default="offline", show_default=True),
+        click.option("--top-k", type=click.IntRange(1, 1000), default=10, show_default=True,
+                     help="Sentences returned (ranked across all papers)."),
+        click.option("--papers", type=click.IntRange(1, 1000), default=10, show_default=True,
+                     help="Papers the sentences may come from."),
+        click.option("--include-retracted", is_flag=True,
+                     help="Show sentences of retracted papers too (flagged; a record citing them is rejected)."),
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+                     help="text (one screen), markdown, html (one self-contained file) or json."),
+        click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write the output here (atomically) instead of stdout."),
+        click.option("--records", "records_dir", type=click.Path(file_okay=False, path_type=Path),
+                     help="Write one evidence record per question here (profile librarian-evidence)."),
+        click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
+                     help="Snapshot folder: where --backend europepmc pins what it fetches, and where --records / "
+                          "answers pin the cited papers (default: the snapshot folder they come from)."),
+        click.option("--references", type=click.Path(path_type=Path),
+                     help="Folder holding the pinned HGNC and Cell Ontology releases."),
+        click.option("--vocabulary", "vocabularies", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+                     help="Therapy and disease names for the planner: a pinned CIViC evidence export "
+                          "(civic-evidence.jsonl[.gz] or TSV); repeatable."),
+        click.option("--model", help="Model name for --planner llm / --judge llm / --stance llm / answer synthesis "
+                                     "(as the server lists it at /v1/models)."),
+        click.option("--base-url", help="OpenAI-compatible server for the model [default: $OPENAI_BASE_URL]; the "
+                                        "key comes from $OPENAI_API_KEY only."),
+        click.option("--stance", type=click.Choice(["offline", "llm"]), default="offline", show_default=True,
+                     help="offline: the lexical stance rule; llm: the model labels the returned sentences."),
+        click.option("--model-timeout", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
+                     help="Seconds to wait for one model reply."),
+        click.option("--model-context", type=click.IntRange(1024, 10_000_000),
+                     help="The model's context window in tokens: sizes judge batches, papers and reply budgets to "
+                          "fit (for small local models) [default: the reference sizes, no cap]."),
+        click.option("--judge-papers", type=click.IntRange(1, 100_000),
+                     help="Send only the first N candidates (retrieval order) to the LLM judge [default: all]."),
+        click.option("--judge-workers", type=click.IntRange(1, 64), default=4, show_default=True,
+                     help="Judge batches sent at once (1 for a local server that answers one request at a time)."),
+        click.option("--json", "as_json", is_flag=True, help="Same as --format json."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
 @click.command()
-@click.argument("question", required=False)
-@click.option("--questions", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="JSONL file of {\"id\", \"question\"}; one JSON line out per question.")
-@click.option("--backend", type=click.Choice(["local", "europepmc"]), default="local", show_default=True)
-@click.option("--index", "index_dir", type=click.Path(path_type=Path), help="Local index folder.")
-@click.option("--planner", type=click.Choice(["offline", "llm"]), default="offline", show_default=True)
-@click.option("--judge", type=click.Choice(["offline", "llm"]), default="offline", show_default=True)
-@click.option("--top-k", type=click.IntRange(1, 1000), default=60, show_default=True)
-@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Snapshot folder the europepmc backend pins full texts and search pages into.")
-@click.option("--references", type=click.Path(path_type=Path),
-              help="Folder holding the pinned HGNC and Cell Ontology releases.")
-@click.option("--model", help="Model name for --planner llm / --judge llm (as the server lists it at /v1/models).")
-@click.option("--base-url", help="OpenAI-compatible server for the model [default: $OPENAI_BASE_URL]; the key "
-                                 "comes from $OPENAI_API_KEY only.")
-@click.option("--model-timeout", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
-              help="Seconds to wait for one model reply.")
-@click.option("--model-context", type=click.IntRange(1024, 10_000_000),
-              help="The model's context window in tokens: sizes judge batches, papers and reply budgets to fit "
-                   "(for small local models) [default: the reference sizes, no cap].")
-@click.option("--judge-papers", type=click.IntRange(1, 100_000),
-              help="Send only the first N candidates (retrieval order) to the LLM judge [default: all].")
-@click.option("--judge-workers", type=click.IntRange(1, 64), default=4, show_default=True,
-              help="Judge batches sent at once (1 for a local server that answers one request at a time).")
-@click.option("--json", "as_json", is_flag=True, help="JSON on stdout.")
-def ask(question: str | None, questions: Path | None, backend: str, index_dir: Path | None, planner: str,
-        judge: str, top_k: int, store_dir: Path | None, references: Path | None, model: str | None,
-        base_url: str | None, model_timeout: float, model_context: int | None, judge_papers: int | None,
-        judge_workers: int, as_json: bool) -> None:
+@_ask_options
+@click.option("--answer", "with_answer", is_flag=True,
+              help="Also answer: a verdict and the best sentences (offline), or a cited synthesis with --model.")
+def ask(with_answer: bool, **options: Any) -> None:
     """Ask QUESTION in plain language; get ranked verbatim evidence.
+
+    Sentences are ranked across every paper found (--top-k counts sentences, --papers counts
+    papers); each is a byte-exact slice of its pinned paper with its stance toward the question
+    read as a claim. Retracted papers are left out unless --include-retracted.
 
     With --backend europepmc the base URL comes from BIOEVIDENCE_EUROPEPMC_URL (default: the
     public service) and responses are cached under BIOEVIDENCE_HTTP_CACHE (default STORE/http-cache).
     --planner llm / --judge llm talk to an OpenAI-compatible server (--base-url or OPENAI_BASE_URL,
     key from OPENAI_API_KEY) with --model.
-    """
-    from ..librarian.librarian import Librarian
 
+    \b
+    Examples:
+      bioevidence ask "Do KRAS mutations predict resistance to EGFR inhibitors?" --index ix/
+      bioevidence ask "..." --index ix/ --format html -o evidence.html
+      bioevidence ask "..." --index ix/ --records records/ && bioevidence validate records/ --snapshot-dir snaps/
+      bioevidence ask --questions questions.jsonl --index ix/ --format json
+    """
+    _run_ask(answer=with_answer, **options)
+
+
+@click.command("answer")
+@_ask_options
+def answer_command(**options: Any) -> None:
+    """Answer QUESTION from the pinned papers, citing only what the gate admits.
+
+    Offline: a verdict line ("3 papers support, 1 contradicts, 2 neutral") and the best
+    supporting and contradicting sentences grouped by paper. With --model: a short synthesis
+    whose every sentence cites item numbers. Every cited item is checked by the literature
+    grounder first; what it does not admit is left out and named.
+
+    \b
+    Examples:
+      bioevidence answer "Do KRAS mutations predict resistance to EGFR inhibitors?" --index ix/
+      bioevidence answer "..." --index ix/ --model gemma --base-url http://127.0.0.1:8080/v1
+      bioevidence answer "..." --index ix/ --format html -o answer.html
+    """
+    _run_ask(answer=True, **options)
+
+
+def _run_ask(*, question: str | None, questions: Path | None, backend: str, index_dir: Path | None, planner: str,
+             judge: str, top_k: int, papers: int, include_retracted: bool, fmt: str, output: Path | None,
+             records_dir: Path | None, store_dir: Path | None, references: Path | None,
+             vocabularies: tuple[Path, ...], model: str | None,
+             base_url: str | None, stance: str, model_timeout: float, model_context: int | None,
+             judge_papers: int | None, judge_workers: int, as_json: bool, answer: bool) -> None:
+    from ..io import atomic_write_text
+    from ..librarian.librarian import Librarian
+    from ..librarian.render import render
+
+    if as_json:
+        fmt = "json"
     llm = None
-    if planner == "llm" or judge == "llm":
+    if planner == "llm" or judge == "llm" or stance == "llm" or (answer and model):
         if not model:
-            raise ConfigurationError("--planner llm / --judge llm need --model NAME (the name the server lists "
-                                     "at /v1/models)")
+            raise ConfigurationError("--planner llm / --judge llm / --stance llm need --model NAME (the name the "
+                                     "server lists at /v1/models)")
         from ..loop.llm import LLM, OpenAITransport
 
         llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
@@ -148,8 +218,9 @@ def ask(question: str | None, questions: Path | None, backend: str, index_dir: P
                                        papers=judge_papers, workers=judge_workers)
     if (question is None) == (questions is None):
         raise ConfigurationError("give either a QUESTION or --questions FILE.jsonl")
-    interactive = sys.stderr.isatty() and not as_json and questions is None
+    interactive = sys.stderr.isatty() and fmt != "json" and questions is None
     progress, done = _progress(interactive)
+    live = None
     if backend == "europepmc":
         import os
 
@@ -160,31 +231,74 @@ def ask(question: str | None, questions: Path | None, backend: str, index_dir: P
                                      "full texts and search pages are pinned")
         live = EuropePMCBackend.from_env(store_dir, cache_dir=os.environ.get("BIOEVIDENCE_HTTP_CACHE"),
                                          progress=progress)
-        lib = Librarian(backend=live, references=references, progress=progress, planner=plan_with,
-                        judge=judge_with, llm=llm)
+        lib = Librarian(backend=live, references=references, vocabularies=vocabularies, progress=progress,
+                        planner=plan_with, judge=judge_with, llm=llm)
     else:
         if index_dir is None:
             raise ConfigurationError("--index DIR is required with --backend local; build one with "
                                      "`bioevidence index build SOURCE... --index DIR`")
-        lib = Librarian(index_dir, references=references, progress=progress, planner=plan_with,
-                        judge=judge_with, llm=llm)
+        lib = Librarian(index_dir, references=references, vocabularies=vocabularies, progress=progress,
+                        planner=plan_with, judge=judge_with, llm=llm)
     batch = _questions(questions) if questions is not None else [("", question or "")]
+    chunks: list[str] = []
     try:
         for qid, text in batch:
             try:
-                answer = lib.ask(text, top_k=top_k).to_json()
+                found = lib.ask(text, top_k=top_k, papers=papers, include_retracted=include_retracted)
+                if stance == "llm":
+                    from ..librarian.stance import LLMStance
+
+                    found.debug["stance"] = LLMStance(llm).label(found)
             finally:
                 done()
+            result = found.to_json()
+            cited = None
+            if answer:
+                from ..librarian.answering import answer_question
+
+                cited_answer, _, _ = answer_question(found, store=store_dir, llm=llm if model else None)
+                cited = cited_answer.to_json()
+            if records_dir is not None and found.ranked:
+                written = _write_record(found, records_dir, store_dir)
+                click.echo(f"record {written} (check: bioevidence validate {written} --snapshot-dir "
+                           f"{_store_for(found, store_dir)})", err=True)
             if questions is not None:
-                answer = {"id": qid, **answer}
-            if as_json or questions is not None:
-                click.echo(json.dumps(answer, ensure_ascii=False))
-                continue
-            if answer["fallback"]:
-                click.echo(f"note: {answer['fallback']}")
-            for it in answer["items"]:
-                click.echo(f"[{it['rank']}] {it['title'][:80]} ({it['year']}) {it['locator']}")
-                click.echo(f"    {it['text']}")
+                result = {"id": qid, **result}
+                chunks.append(json.dumps({**result, "answer": cited} if cited else result, ensure_ascii=False) + "\n")
+            else:
+                chunks.append(render(result, fmt, cited))
     finally:
-        if backend == "europepmc":
+        if live is not None:
             live.client.http.close()  # its connection pool: no socket left for the garbage collector
+    text_out = "".join(chunks)
+    if output is not None:
+        atomic_write_text(output, text_out)
+    else:
+        click.echo(text_out, nl=False)
+
+
+def _store_for(found: Any, store_dir: Path | None) -> Path:
+    from ..librarian.answering import gate_store
+
+    with gate_store(found, store_dir) as folder:
+        return folder
+
+
+def _write_record(found: Any, records_dir: Path, store_dir: Path | None) -> Path:
+    """The question's evidence record, written atomically under ``records_dir`` (its papers pinned
+    into ``store_dir`` when given)."""
+    from ..io import atomic_write_text
+    from ..librarian.records import pin_cited, record_for
+
+    record = record_for(found)
+    if store_dir is not None:
+        pin_cited(found, store_dir)
+    else:
+        homes = {Path(found.papers[s.paper].doc.source).parent for s in found.ranked}
+        if len(homes) != 1 or not (next(iter(homes)) / "literature.json").is_file():
+            raise ConfigurationError("the cited papers are not all in one snapshot folder; pass --store DIR to "
+                                     "pin them there, then validate with --snapshot-dir DIR")
+    records_dir.mkdir(parents=True, exist_ok=True)
+    path = records_dir / (record["record_id"].split(":", 1)[-1] + ".json")
+    atomic_write_text(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    return path

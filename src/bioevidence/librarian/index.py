@@ -159,7 +159,8 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
     start = time.perf_counter()
     # Snapshot folders first: a paper pinned in a catalogue is indexed from its pinned bytes (the
     # hash and title the literature grounder checks), and a copy in a plain JATS folder is skipped.
-    ordered = sorted((Path(s) for s in sources), key=lambda p: not (p / "literature.json").is_file())
+    # absolute: the index names where each paper's bytes are (records and answers pin from there)
+    ordered = sorted((Path(s).resolve() for s in sources), key=lambda p: not (p / "literature.json").is_file())
     base = os.getcwd() if scheduler is not None else ""  # workers elsewhere read relative paths under it
     units = [unit for path in ordered for unit in source_units(path, base=base)]
     out = Path(index_dir)

@@ -1,13 +1,22 @@
-"""Synonym lexicon from pinned releases: HGNC complete set (genes) and the Cell Ontology (cell types).
+"""Synonym lexicon from pinned releases: HGNC complete set (genes) and the Cell Ontology (cell types),
+plus therapy and disease names from a pinned CIViC export (:meth:`Lexicon.add_vocabulary`).
 
 Read once per process from local files (no network); where they live is a parameter, with the
 shared data folder's pinned releases as the default.
+
+Recognised in a question: genes written as symbols; a gene with its variant or isoform
+(``EGFR T790M``, ``BRAF V600E``, ``AR-V7``, ``EGFR exon 19 deletion``, ``EML4-ALK``, histone
+``H3 K27M``); cell types by name; therapies and diseases by name (case-insensitive, longest
+first) and diseases by the initials of a multi-word name written in capitals (``NSCLC``, ``AML``).
+A previous symbol or alias that is an everyday word or a clinical abbreviation (``ALL``, ``ER``,
+``CML``, ``PR``, ``OS`` as aliases of other genes) is not a gene mention; approved symbols are.
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
+import itertools
 import os
 import re
 import threading
@@ -32,9 +41,25 @@ _AMBIGUOUS = frozenset(
 )
 
 
+# Aliases and previous symbols that are clinical abbreviations or words, never read as genes.
+_NOT_GENE_ALIASES = frozenset(
+    [
+        "ALL", "AML", "CML", "CLL", "MDS", "ER", "PR", "OS", "PFS", "DFS", "RFS", "ORR", "CR", "SD", "PD", "HCC",
+        "CRC", "MM", "NHL", "DLBCL", "GIST", "RCC", "TNBC", "SCLC", "NSCLC", "GBM", "HNSCC", "ESCC", "OR", "AR",
+    ]
+)
+_PROTEIN_CHANGE = re.compile(r"^(?:p\.)?[ACDEFGHIKLMNPQRSTVWY](\d{1,4})(?:[ACDEFGHIKLMNPQRSTVWY*]|fs\*?\d*|del|dup|"
+                             r"ins[A-Z]+|X)$")
+_ISOFORM = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(V\d{1,2})\b")
+_FUSION = re.compile(r"\b([A-Z][A-Z0-9]{1,9})[-:/]([A-Z][A-Z0-9]{1,9})\s+fusion|"
+                     r"\b([A-Z][A-Z0-9]{2,9})-([A-Z][A-Z0-9]{2,9})\b")
+_EXON = re.compile(r"\b([A-Z][A-Z0-9]{1,9})\s+exon\s+(\d{1,3})\s+(deletion|insertion|skipping|mutation)s?\b", re.I)
+_HISTONE = re.compile(r"\b(H3(?:\.[13])?)\s*(K27M|G34[RVW]|K36M)\b")
+
+
 @dataclass(frozen=True)
 class Entity:
-    kind: str  # "gene" | "cell_type"
+    kind: str  # "gene" | "variant" | "cell_type" | "therapy" | "disease"
     id: str
     label: str
     synonyms: tuple[str, ...] = ()
@@ -46,6 +71,10 @@ class Lexicon:
     genes: dict[str, Entity] = field(default_factory=dict)  # symbol/alias/prev (exact case) -> entity
     cells: dict[str, Entity] = field(default_factory=dict)  # lower-case name/exact synonym -> entity
     max_cell_words: int = 1
+    terms: dict[str, Entity] = field(default_factory=dict)  # lower-case therapy / disease name -> entity
+    acronyms: dict[str, Entity] = field(default_factory=dict)  # disease initials (NSCLC) -> entity
+    max_term_words: int = 1
+    approved: set[str] = field(default_factory=set)
 
     @classmethod
     def load(cls, hgnc: Path | None, cl: Path | None) -> Lexicon:
@@ -73,9 +102,10 @@ class Lexicon:
                 approved[sym] = ent
                 aliases.extend((s, ent) for s in (*prev, *alias))
         for s, ent in aliases:  # an approved symbol always wins over someone else's alias
-            if s not in approved and s not in self.genes:
+            if s not in approved and s not in self.genes and s.upper() not in _NOT_GENE_ALIASES:
                 self.genes[s] = ent
         self.genes.update(approved)
+        self.approved.update(approved)
 
     def _load_cl(self, path: Path) -> None:
         text = gzip.decompress(path.read_bytes()).decode("utf-8")
@@ -95,9 +125,76 @@ class Lexicon:
                     self.cells.setdefault(key, ent)
                     self.max_cell_words = max(self.max_cell_words, min(6, len(key.split())))
 
+    def add_vocabulary(self, path: Path) -> None:
+        """Therapy and disease names from a pinned CIViC export: ``civic-evidence.jsonl[.gz]``
+        (``therapies``, ``disease``, ``doid``) or a CIViC evidence TSV (``drug_names``,
+        ``disease_name``, ``disease_ontology_id``)."""
+        import json
+
+        opener = gzip.open if path.name.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as fh:
+            if ".jsonl" in path.name:
+                rows = [json.loads(line) for line in fh if line.strip()]
+                pairs = [(r.get("therapies", ""), r.get("disease", ""), r.get("doid", "")) for r in rows]
+            else:
+                reader = csv.DictReader(fh, delimiter="\t")
+                pairs = [(r.get("drug_names", ""), r.get("disease_name", ""), r.get("disease_ontology_id", ""))
+                         for r in reader]
+        for therapies, disease, doid in pairs:
+            for name in re.split(r"[,;]", therapies or ""):
+                name = name.strip()
+                if len(name) >= 4 and name.upper() != "NA":
+                    self._term(Entity("therapy", f"therapy:{name.lower()}", name, (name,)))
+            disease = (disease or "").strip()
+            if len(disease) >= 4 and disease.upper() != "NA":
+                ent = Entity("disease", f"DOID:{doid}" if doid and doid != "NA" else f"disease:{disease.lower()}",
+                             disease, (disease,))
+                self._term(ent)
+                words = re.findall(r"[A-Za-z]+", disease)
+                if len(words) >= 3:
+                    self.acronyms.setdefault("".join(w[0] for w in words).upper(), ent)
+
+    def _term(self, ent: Entity) -> None:
+        key = ent.label.lower()
+        if key not in self.terms:
+            self.terms[key] = ent
+            self.max_term_words = max(self.max_term_words, min(8, len(key.split())))
+
+    def _variants(self, question: str, found: dict[str, Entity]) -> None:
+        tokens = re.findall(r"[A-Za-z0-9.*]+", question)
+        for a, b in itertools.pairwise(tokens):
+            gene = self.genes.get(a) if a in self.approved else None
+            if gene is not None and _PROTEIN_CHANGE.match(b):
+                self._variant(found, gene, f"{gene.label} {b}", (b,))
+        for m in _ISOFORM.finditer(question):
+            gene = self.genes.get(m.group(1)) if m.group(1) in self.approved else None
+            if gene is not None:
+                self._variant(found, gene, f"{gene.label}-{m.group(2)}", (f"{m.group(1)}-{m.group(2)}",))
+        for m in _EXON.finditer(question):
+            gene = self.genes.get(m.group(1)) if m.group(1) in self.approved else None
+            if gene is not None:
+                self._variant(found, gene, f"{gene.label} exon {m.group(2)} {m.group(3).lower()}",
+                              (f"exon {m.group(2)} {m.group(3).lower()}",))
+        for m in _FUSION.finditer(question):
+            left, right = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            if left in self.approved and right in self.approved:
+                self._variant(found, self.genes[right], f"{left}-{right}", (f"{left}-{right}", f"{left}/{right}"))
+        for m in _HISTONE.finditer(question):
+            found.setdefault(f"variant:H3 {m.group(2)}", Entity("variant", f"variant:H3 {m.group(2)}",
+                                                                f"H3 {m.group(2)}", (f"H3 {m.group(2)}",
+                                                                                     m.group(2)), m.group(0)))
+
+    @staticmethod
+    def _variant(found: dict[str, Entity], gene: Entity, label: str, extra: tuple[str, ...]) -> None:
+        key = f"variant:{label}"
+        found.setdefault(key, Entity("variant", f"{gene.id}:{label.split(' ', 1)[-1]}", label,
+                                     tuple(dict.fromkeys((label, *extra))), label))
+
     def recognise(self, question: str) -> list[Entity]:
-        """Genes (symbols written as such) and cell types (longest name match) mentioned in ``question``."""
+        """Genes (symbols written as such), variants, cell types (longest name match), therapies
+        and diseases mentioned in ``question`` (see module docstring)."""
         found: dict[str, Entity] = {}
+        self._variants(question, found)
         raw = re.findall(r"[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9]", question)
         for tok in dict.fromkeys(t for whole in raw for t in (whole, *whole.split("-"))):
             if tok in _AMBIGUOUS or not (tok.isupper() or any(c.isdigit() for c in tok)) or len(tok) < 3:
@@ -117,27 +214,51 @@ class Lexicon:
                     i += n - 1
                     break
             i += 1
+        if self.terms:
+            words = re.findall(r"[a-z0-9][a-z0-9+-]*", question.lower())
+            i = 0
+            while i < len(words):
+                for n in range(min(self.max_term_words, len(words) - i), 0, -1):
+                    phrase = " ".join(words[i: i + n])
+                    ent = self.terms.get(phrase)
+                    if ent is not None:
+                        found.setdefault(ent.id, Entity(ent.kind, ent.id, ent.label, ent.synonyms, phrase))
+                        i += n - 1
+                        break
+                i += 1
+            for token in re.findall(r"\b[A-Z]{3,6}\b", question):
+                ent = self.acronyms.get(token)
+                if ent is not None:
+                    found.setdefault(ent.id, Entity(ent.kind, ent.id, ent.label, (*ent.synonyms, token), token))
         return list(found.values())
 
 
-_cache: dict[tuple[str, str], Lexicon] = {}
+_cache: dict[tuple[str, ...], Lexicon] = {}
 _lock = threading.Lock()
 
 
-def default_lexicon(references: Path | str | None = None) -> Lexicon:
-    """The lexicon from ``references`` (default: ``$BIOEVIDENCE_SHARED_DATA/references``), cached."""
+def default_lexicon(references: Path | str | None = None, vocabularies: tuple[Path | str, ...] = ()) -> Lexicon:
+    """The lexicon from ``references`` (default: ``$BIOEVIDENCE_SHARED_DATA/references``) and the
+    therapy and disease ``vocabularies`` (pinned CIViC exports), cached per process."""
     if references is None:
         env = os.environ.get("BIOEVIDENCE_SHARED_DATA")
         base = Path(env) if env else Path(__file__).resolve().parents[3].parent / "shared" / "data"
         references = base / "references"
     root = Path(references)
     hgnc, cl = root / HGNC_FILE, root / CL_FILE
-    if not hgnc.is_file() and not cl.is_file():
+    if not hgnc.is_file() and not cl.is_file() and not vocabularies:
         raise ConfigurationError(f"no HGNC or Cell Ontology release in {root}; pass references= the folder "
                                  f"holding {HGNC_FILE} and {CL_FILE}")
-    key = (str(hgnc), str(cl))
+    paths = tuple(Path(v) for v in vocabularies)
+    for path in paths:
+        if not path.is_file():
+            raise ConfigurationError(f"vocabulary {path} is not a file; pass a CIViC evidence export "
+                                     "(civic-evidence.jsonl[.gz] or a CIViC evidence TSV)")
+    key = (str(hgnc), str(cl), *map(str, paths))
     with _lock:
         if key not in _cache:
-            _cache[key] = Lexicon.load(hgnc if hgnc.is_file() else None, cl if cl.is_file() else None)
+            lex = Lexicon.load(hgnc if hgnc.is_file() else None, cl if cl.is_file() else None)
+            for path in paths:
+                lex.add_vocabulary(path)
+            _cache[key] = lex
         return _cache[key]
-

@@ -109,6 +109,7 @@ class Librarian:
 
     def __init__(self, index: str | Path | LocalIndex | None = None, *, backend: Backend | None = None,
                  lexicon: Lexicon | None = None, references: str | Path | None = None, use_lexicon: bool = True,
+                 vocabularies: tuple[str | Path, ...] = (),
                  settings: Settings | None = None, scoring: Scoring | None = None,
                  judge: LexicalJudge | LLMJudge | str | None = None, planner: Any = None, llm: Any = None,
                  progress: Callable[[str], None] | None = None) -> None:
@@ -120,9 +121,9 @@ class Librarian:
         self.settings = settings or Settings()
         if lexicon is None and use_lexicon:
             try:
-                lexicon = default_lexicon(references)
+                lexicon = default_lexicon(references, tuple(vocabularies))
             except ConfigurationError:
-                if references is not None:
+                if references is not None or vocabularies:
                     raise
                 lexicon = None
         if (planner == "llm" or judge == "llm") and llm is None:

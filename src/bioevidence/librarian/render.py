@@ -1,0 +1,179 @@
+"""What a researcher reads: ``ask`` and ``answer`` results as text, markdown, HTML or JSON.
+
+Each format shows the question, the plan (its subqueries), the answer when there is one (the
+verdict, the cited sentences, what was left out and why), then one header per paper (title,
+year, journal, PMID / PMCID / DOI, and flags: retracted, expression of concern) followed by its
+sentences in rank order, each with its number, stance and locator. Papers come in the order of
+their best sentence. The HTML is one self-contained file (inline style, no scripts, nothing
+fetched) that can be opened and shared; every text in it is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+__all__ = ["FORMATS", "render"]
+
+FORMATS = ("text", "markdown", "html", "json")
+
+
+def _papers(result: dict[str, Any]) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """(paper header fields, its items) in the order of each paper's best item."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for item in result.get("items", []):
+        groups.setdefault(item["doc_id"], []).append(item)
+    return [(items[0], items) for items in groups.values()]
+
+
+def _ids(head: dict[str, Any]) -> str:
+    parts = [f"PMID {head['pmid']}" if head.get("pmid") else "", f"{head['pmcid']}" if head.get("pmcid") else "",
+             f"doi:{head['doi']}" if head.get("doi") else ""]
+    return " · ".join(p for p in parts if p) or head["doc_id"]
+
+
+def _flags(head: dict[str, Any]) -> list[str]:
+    out = []
+    if head.get("retracted"):
+        out.append("RETRACTED" + (f" ({', '.join(head['notices'])})" if head.get("notices") else ""))
+    if head.get("expression_of_concern"):
+        out.append("EXPRESSION OF CONCERN" + (f" ({', '.join(head['notices'])})" if head.get("notices") else ""))
+    return out
+
+
+def _byline(head: dict[str, Any]) -> str:
+    authors = head.get("authors") or []
+    who = f"{authors[0]} et al." if len(authors) > 1 else (authors[0] if authors else "")
+    bits = [b for b in (who, str(head["year"]) if head.get("year") else "", head.get("journal") or "") if b]
+    return ", ".join(bits)
+
+
+def render(result: dict[str, Any], fmt: str = "text", cited: dict[str, Any] | None = None) -> str:
+    """``result`` is ``Answer.to_json()``; ``cited`` a ``CitedAnswer.to_json()`` when answering."""
+    if fmt == "json":
+        return json.dumps({**result, "answer": cited} if cited is not None else result, ensure_ascii=False,
+                          indent=2) + "\n"
+    if fmt == "markdown":
+        return _markdown(result, cited)
+    if fmt == "html":
+        return _html(result, cited)
+    return _text(result, cited)
+
+
+def _plan(result: dict[str, Any]) -> list[str]:
+    subs = [s["query"] for s in result.get("plan", {}).get("subqueries", [])]
+    return subs
+
+
+def _text(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
+    lines = [f"Question: {result['question']}"]
+    subs = _plan(result)
+    if subs:
+        lines.append(f"Plan: {len(subs)} searches: " + " | ".join(subs[:4]) + (" | …" if len(subs) > 4 else ""))
+    if result.get("fallback"):
+        lines.append(f"Note: {result['fallback']}")
+    if cited is not None:
+        lines += ["", f"Answer: {cited['verdict']}"]
+        for s in cited["sentences"]:
+            lines.append(f"  {s['text']} " + "".join(f"[{n}]" for n in s["cites"]))
+        for entry in cited["left_out"]:
+            lines.append(f"  left out [{entry['item']}]: {entry['why']}")
+        for entry in cited["dropped_sentences"]:
+            lines.append(f"  dropped: “{entry['text']}” ({entry['why']})")
+    for n, (head, items) in enumerate(_papers(result), 1):
+        lines += ["", f"{n}. {head['title']}"]
+        lines.append(f"   {_byline(head)} · {_ids(head)}")
+        for flag in _flags(head):
+            lines.append(f"   !! {flag}")
+        for it in items:
+            lines.append(f"   [{it['rank']}] {it['stance']:<11} {it['locator']}")
+            lines.append(f"       {it['text']}")
+    withheld = result.get("withheld_retracted") or []
+    if withheld:
+        lines += ["", f"Withheld: {len(withheld)} retracted paper(s): "
+                  + ", ".join(w["doc_id"] for w in withheld) + " (--include-retracted shows them)"]
+    if not result.get("items"):
+        lines += ["", "No sentence of the indexed papers addresses the question."]
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _markdown(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
+    lines = [f"## {_md(result['question'])}", ""]
+    subs = _plan(result)
+    if subs:
+        lines.append("**Plan:** " + "; ".join(f"`{_md(q)}`" for q in subs))
+    if result.get("fallback"):
+        lines.append(f"> {_md(result['fallback'])}")
+    if cited is not None:
+        lines += ["", f"**Answer:** {_md(cited['verdict'])}", ""]
+        for s in cited["sentences"]:
+            lines.append(f"- {_md(s['text'])} " + "".join(f"[{n}]" for n in s["cites"]))
+        for entry in cited["left_out"]:
+            lines.append(f"- *left out [{entry['item']}]*: {_md(entry['why'])}")
+        for entry in cited["dropped_sentences"]:
+            lines.append(f"- *dropped*: “{_md(entry['text'])}” ({_md(entry['why'])})")
+    for n, (head, items) in enumerate(_papers(result), 1):
+        lines += ["", f"### {n}. {_md(head['title'])}", f"{_md(_byline(head))} · {_md(_ids(head))}"]
+        for flag in _flags(head):
+            lines.append(f"**{_md(flag)}**")
+        lines.append("")
+        for it in items:
+            lines.append(f"- **[{it['rank']}]** *{it['stance']}* `{_md(it['locator'])}`: {_md(it['text'])}")
+    withheld = result.get("withheld_retracted") or []
+    if withheld:
+        lines += ["", f"*Withheld: {len(withheld)} retracted paper(s): "
+                  + ", ".join(_md(w["doc_id"]) for w in withheld) + "*"]
+    return "\n".join(lines) + "\n"
+
+
+_STYLE = ("body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.45;"
+          "color:#1b1b1b}h1{font-size:1.35rem}h2{font-size:1.05rem;margin-bottom:.2rem}.meta{color:#555;"
+          "font-size:.9rem}.flag{background:#b00020;color:#fff;padding:.1rem .4rem;border-radius:.2rem;"
+          "font-size:.8rem}ol{padding-left:1.2rem}li{margin:.5rem 0}.stance{font-size:.8rem;padding:.05rem .35rem;"
+          "border-radius:.2rem;background:#eee}.supports{background:#d8f0dc}.contradicts{background:#f7d9d9}"
+          "code{font-size:.85rem}.answer{background:#f4f6fb;padding:.6rem 1rem;border-radius:.3rem}"
+          ".note{color:#7a4b00}")
+
+
+def _html(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
+    e = html.escape
+    out = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+           f"<title>{e(result['question'])}</title><style>{_STYLE}</style></head><body>",
+           f"<h1>{e(result['question'])}</h1>"]
+    subs = _plan(result)
+    if subs:
+        out.append("<p class=\"meta\">Plan: " + "; ".join(f"<code>{e(q)}</code>" for q in subs) + "</p>")
+    if result.get("fallback"):
+        out.append(f"<p class=\"note\">{e(result['fallback'])}</p>")
+    if cited is not None:
+        out.append(f"<div class=\"answer\"><p><strong>{e(cited['verdict'])}</strong></p><ul>")
+        for s in cited["sentences"]:
+            refs = "".join(f"<a href=\"#i{n}\">[{n}]</a>" for n in s["cites"])
+            out.append(f"<li>{e(s['text'])} {refs}</li>")
+        for entry in cited["left_out"]:
+            out.append(f"<li class=\"note\">left out [{entry['item']}]: {e(entry['why'])}</li>")
+        for entry in cited["dropped_sentences"]:
+            out.append(f"<li class=\"note\">dropped: “{e(entry['text'])}” ({e(entry['why'])})</li>")
+        out.append("</ul></div>")
+    for n, (head, items) in enumerate(_papers(result), 1):
+        flags = " ".join(f"<span class=\"flag\">{e(f)}</span>" for f in _flags(head))
+        out.append(f"<h2>{n}. {e(head['title'])} {flags}</h2>")
+        out.append(f"<p class=\"meta\">{e(_byline(head))} · {e(_ids(head))}</p><ol>")
+        for it in items:
+            out.append(f"<li id=\"i{it['rank']}\" value=\"{it['rank']}\"><span class=\"stance {e(it['stance'])}\">"
+                       f"{e(it['stance'])}</span> <code>{e(it['locator'])}</code><br>{e(it['text'])}</li>")
+        out.append("</ol>")
+    withheld = result.get("withheld_retracted") or []
+    if withheld:
+        out.append(f"<p class=\"note\">Withheld: {len(withheld)} retracted paper(s): "
+                   + ", ".join(e(w["doc_id"]) for w in withheld) + "</p>")
+    out.append("<p class=\"meta\">Every sentence is a verbatim slice of the pinned paper it names "
+               "(bioevidence).</p></body></html>")
+    return "\n".join(out) + "\n"
