@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "index": "librarian:index",
     "search": "librarian:search",
     "ask": "librarian:ask",
+    "demo": "demo:demo",
     "answer": "librarian:answer_command",
     "build": "loop:build",
     "draft-schema": "loop:draft_schema",

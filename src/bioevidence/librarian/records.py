@@ -5,9 +5,12 @@ the built-in ``librarian-evidence`` profile: the question as the statement's sub
 (``entity_type`` ``question``), each paper a ``publication`` source (its identifier, the pinned
 metadata title, the pinned hash), each returned sentence an evidence item (``literature_quote``,
 ``deterministic_parser``: the text is cut from the pinned bytes, never written by a model) with a
-``…#<passage id>`` locator, and one evidence line per stance (supports, contradicts, neutral).
-The profile admits it when every quote verifies against the store; contradicting evidence goes
-to review (BEV004), a retracted paper is rejected (BEV019).
+``…#<passage id>`` locator, and one evidence line per stance. The statement is that the question is
+addressed by this evidence, so every line's direction is ``supports``; its rationale says the
+sentences' stance toward the question read as a claim (supports, contradicts, neutral), which is
+the librarian's reading, not the gate's. The profile admits the record when every quote verifies
+against the store; a quote that does not is BEV017 (rejected) or BEV015 (review), a retracted
+paper BEV019 (rejected), and with no literature source the record goes to review (BEV029).
 
 :func:`pin_cited` copies what the cited papers rest on into a snapshot folder, so that
 ``bioevidence validate --snapshot-dir STORE`` checks the record against the same bytes: works of
@@ -51,8 +54,11 @@ def record_for(answer: Answer, *, uses: tuple[str, ...] = ("research_summary",))
                       "extraction_method": "deterministic_parser", "created_by": dict(_AGENT),
                       "scope": list(answer.scope)})
         lines.setdefault(span.stance, []).append(item_id)
-    evidence_lines = [{"id": f"{rid}/line/{stance}", "direction": stance, "evidence_item_ids": ids,
-                       "rationale": f"{len(ids)} sentence(s) the {_by(answer)} labels '{stance}'"}
+    # Every verified sentence supports the record's statement (the question is addressed by this
+    # evidence); each line's rationale gives its sentences' stance toward the question read as a claim.
+    evidence_lines = [{"id": f"{rid}/line/{stance}", "direction": "supports", "evidence_item_ids": ids,
+                       "rationale": f"stance toward the question read as a claim: {stance} ({len(ids)} sentence(s), "
+                                    f"by the {_by(answer)})"}
                       for stance, ids in sorted(lines.items(), key=lambda kv: ("supports", "contradicts",
                                                                                "neutral").index(kv[0]))]
     if not items:

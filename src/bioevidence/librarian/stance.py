@@ -68,17 +68,21 @@ class ClaimReading:
 
     @classmethod
     def of(cls, question: str, terms: QueryTerms | None = None) -> ClaimReading:
-        weights = dict(terms.weights) if terms is not None else {t: 1.0 for t in analyze(question)}
+        own = set(analyze(question))  # the claim's own words: synonym expansions would dilute the overlap
+        weights = {t: w for t, w in terms.weights.items() if t in own} if terms is not None else {t: 1.0 for t in own}
         for word in ("not", "no", "associ", "effect", "role"):
             weights.pop(stem(word), None)
         return cls(weights, _polarity(question), frozenset(_directions(question)))
 
 
-def lexical_stance(sentence: str, claim: ClaimReading, min_overlap: float = 0.45) -> str:
+def lexical_stance(sentence: str, claim: ClaimReading, min_overlap: float = 0.65) -> str:
     """``supports`` | ``contradicts`` | ``neutral`` (see module docstring)."""
-    total = sum(claim.terms.values()) or 1.0
+    # overlap against the claim's heaviest terms (half of them, at least three): a long question's
+    # every word need not be in one sentence, its key ones must
+    heaviest = sorted(claim.terms.values(), reverse=True)[:max(3, (len(claim.terms) + 1) // 2)]
+    total = sum(heaviest) or 1.0
     tokens = set(analyze(sentence))
-    overlap = sum(w for t, w in claim.terms.items() if t in tokens) / total
+    overlap = min(1.0, sum(w for t, w in claim.terms.items() if t in tokens) / total)
     if overlap < min_overlap:
         return "neutral"
     if _polarity(sentence) != claim.negated:
@@ -91,7 +95,7 @@ def lexical_stance(sentence: str, claim: ClaimReading, min_overlap: float = 0.45
     return "supports"
 
 
-def label_stance(answer: Answer, terms: QueryTerms | None = None, min_overlap: float = 0.45) -> None:
+def label_stance(answer: Answer, terms: QueryTerms | None = None, min_overlap: float = 0.65) -> None:
     """Label every ranked sentence of ``answer`` with the lexical stance (in place)."""
     claim = ClaimReading.of(answer.question, terms)
     for span in answer.ranked:
