@@ -107,9 +107,9 @@ def explain(error: Any, schema: dict[str, Any]) -> list[tuple[str, str, Fix | No
     if "unexpected" in kind and isinstance(kind["unexpected"], list):
         allowed = sorted(_subschema(schema, list(error.schema_path)[:-1]).get("properties", {}))
         also = f"; allowed here: {', '.join(allowed)}" if allowed else ""
+        keys = [json_path([*error.instance_path, str(key)]) for key in kind["unexpected"][:20]]
         return [(safe_message(f"unknown field {excerpt(str(key))} (objects are closed){also}", SCHEMA_MESSAGE_CHARS),
-                 json_path([*error.instance_path, str(key)]), Fix("remove", json_path([*error.instance_path, str(key)])))
-                for key in kind["unexpected"][:20]]
+                 at, Fix("remove", at)) for key, at in zip(kind["unexpected"], keys, strict=False)]
     if "property" in kind and isinstance(kind["property"], str):
         name = kind["property"]
         return [(safe_message(f"required field {excerpt(name)} is missing", SCHEMA_MESSAGE_CHARS), path,
@@ -119,7 +119,8 @@ def explain(error: Any, schema: dict[str, Any]) -> list[tuple[str, str, Fix | No
                               "2026-06-08T12:00:00Z)", SCHEMA_MESSAGE_CHARS), path, None)]
     if kind.get("pattern") == "^[0-9a-f]{64}$":
         return [(safe_message(f"{excerpt(error.instance)} is not a SHA-256 (64 lowercase hexadecimal digits; "
-                              "bioevidence ground or sources pin-local computes it)", SCHEMA_MESSAGE_CHARS), path, None)]
+                              "bioevidence ground or sources pin-local computes it)", SCHEMA_MESSAGE_CHARS),
+                 path, None)]
     return [(schema_message(error.message, error.instance), path, None)]
 
 

@@ -66,7 +66,7 @@ def test_text_gives_one_summary_line_per_record_then_each_finding_with_its_fix(
     text = result.stdout
     # the warning and the note are shown, marked, on records that are still admitted
     slip = text.split("slip.json", 1)[1].split("\n", 1)[1]
-    assert summaries[[i for i, s in enumerate(summaries) if "slip.json" in s][0]].startswith("ADMITTED")
+    assert next(s for s in summaries if "slip.json" in s).startswith("ADMITTED")
     assert re.search(r"^  warning BEV030 at \$\.evidence_items\[0\]\.locator.*\n\s+fix: .+", slip, re.M)
     assert re.search(r"^  note    BEV031 at .+: .*reference list", text, re.M)
     # the misquote says what the paper says and how to fix it
