@@ -177,7 +177,13 @@ def review_add(records: tuple[Path, ...], queue_path: Path, profile_name: str | 
               show_default=True, help="Which entries: open (no decision yet), by last decision, or all.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def review_list(queue_path: Path, status: str, fmt: str) -> None:
-    """List queued records."""
+    """List queued records: entry, latest decision, the record's status now, why it was queued, codes.
+
+    \b
+    Examples:
+      bioevidence review list --queue q.sqlite
+      bioevidence review list --queue q.sqlite --status all --format json
+    """
     with _open_queue(queue_path) as queue:
         rows = queue.list(status)
     if fmt == "json":
@@ -200,7 +206,13 @@ def review_list(queue_path: Path, status: str, fmt: str) -> None:
 @_queue_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def review_show(entry: int, queue_path: Path, fmt: str) -> None:
-    """Show one queued record: its claim, findings, feedback history and decisions."""
+    """Show one queued record: its claim, findings, feedback history and decisions.
+
+    \b
+    Examples:
+      bioevidence review show 1 --queue q.sqlite
+      bioevidence review show 1 --queue q.sqlite --format json
+    """
     with _open_queue(queue_path) as queue:
         item = queue.get(entry)
     if fmt == "json":
@@ -228,7 +240,14 @@ def review_decide(entry: int, decision: str, reviewer: str, name: str | None, ra
                   output: Path | None, queue_path: Path, profile_name: str | None, **grounding: Any) -> None:
     """Record a human decision: it becomes an adjudication in the record, which is validated again.
 
-    Decisions are appended, never edited; each keeps who decided and when.
+    Decisions are appended, never edited; each keeps who decided and when. When the record is
+    still not admitted, the findings that still block it are listed.
+
+    \b
+    Examples:
+      bioevidence review decide 1 accept --reviewer orcid:0000-0002-1825-0097 --rationale "Row 1 supports it."
+      bioevidence review decide 2 reject --reviewer orcid:0000-0002-1825-0097 --rationale "Wrong paper." \\
+        --use knowledge_base -o decided.json
     """
     from ..gate.profiles import load_profile
     from ..gate.validator import Validator
@@ -270,6 +289,11 @@ def review_verify(queue_path: Path, expect_head: str | None) -> None:
 
     Prints the head of the chain (write it down: `--expect-head` checks a later file against it).
     Exit 1 and one line per problem when the file was altered outside bioevidence.
+
+    \b
+    Examples:
+      bioevidence review verify --queue q.sqlite
+      bioevidence review verify --queue q.sqlite --expect-head 3f1c…   # a head written down earlier
     """
     if expect_head is not None:
         from ..sources.store import check_sha256
@@ -359,7 +383,13 @@ def review_predictions(method: str, report_files: tuple[Path, ...], queue_path: 
               help="Folder for audit_sheet.csv (for auditors) and audit_manifest.json (kept from them).")
 def review_audit_sample(predictions: Path, method: str | None, use: str | None, size: int | None,
                         target: float | None, confidence: float, controls: int, seed: int, output_dir: Path) -> None:
-    """Draw a seeded, blinded audit sample of admitted records (plus controls from other routes)."""
+    """Draw a seeded, blinded audit sample of admitted records (plus controls from other routes).
+
+    \b
+    Examples:
+      bioevidence review audit-sample --predictions preds.csv --size 30 --controls 10 --seed 7 --output-dir audit/
+      bioevidence review audit-sample --predictions preds.csv --target 0.01 --seed 7 --output-dir audit/
+    """
     from ..io import atomic_write_text
     from ..loop.audit import LABEL_COLUMNS, PREDICTION_COLUMNS, SHEET_COLUMNS, audit_sample, write_csv
 
@@ -390,7 +420,12 @@ def review_audit_sample(predictions: Path, method: str | None, use: str | None, 
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
 def review_audit_score(manifest_path: Path, labels: Path, confidence: float | None, fmt: str,
                        output: Path | None) -> None:
-    """Per-route error rates with Wilson intervals and exact one-sided upper bounds."""
+    """Per-route error rates with Wilson intervals and exact one-sided upper bounds.
+
+    \b
+    Examples:
+      bioevidence review audit-score --manifest audit/audit_manifest.json --labels audit/audit_sheet.csv
+    """
     from ..io import parse_json, read_limited
     from ..loop.audit import LABEL_COLUMNS, SHEET_COLUMNS, audit_score, render_audit
 
@@ -410,7 +445,13 @@ def review_audit_score(manifest_path: Path, labels: Path, confidence: float | No
 @click.option("--unit", "unit_columns", default="case_id,requested_use", show_default=True,
               help="Comma-separated columns that identify one rated unit.")
 def review_agreement(annotations: Path, columns: tuple[str, ...], unit_columns: str) -> None:
-    """Inter-reviewer agreement: percent, Cohen's kappa (two reviewers), Krippendorff's alpha (nominal)."""
+    """Inter-reviewer agreement: percent, Cohen's kappa (two reviewers), Krippendorff's alpha (nominal).
+
+    \b
+    Examples:
+      bioevidence review agreement annotations.csv
+      bioevidence review agreement annotations.csv --column admission_label --unit case_id
+    """
     from ..io import read_limited
     from ..loop.audit import agreement, read_csv
 
