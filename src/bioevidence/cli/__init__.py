@@ -118,6 +118,14 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return 0
+    except ImportError as exc:
+        from ..extras import missing_extra
+
+        missing = missing_extra(exc)
+        if missing is None:
+            raise
+        emit_error(missing)  # an optional dependency: one line naming the extra, exit 3
+        return missing.exit_code
     return int(result or 0) if isinstance(result, int) else 0
 
 
