@@ -23,12 +23,19 @@ def shared_data_dir() -> Path:
     return Path(env) if env else REPO.parent / "shared" / "data"
 
 
+def skip_message(path: Path) -> str:
+    """Why a real-data test skips, and how a contributor gets to run it."""
+    return (f"real test data absent at {path}: put the project's shared data folder beside the clone "
+            "(../shared/data) or set BIOEVIDENCE_SHARED_DATA=/path/to/data; its MANIFEST.tsv files name every "
+            "file's source and sha256, and `python3 tools/test_data.py verify DIR` checks a copy")
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """Path of the real public data folder; skips (or fails under CI) when it is absent."""
     path = shared_data_dir()
     if not path.is_dir():
-        message = f"real data folder {path} is absent; set BIOEVIDENCE_SHARED_DATA to run real-data tests"
+        message = skip_message(path)
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)

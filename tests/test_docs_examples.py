@@ -25,7 +25,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,7 +117,9 @@ for arg in "$@"; do
   case "$arg" in
     -*|.|-e) ;;
     *bioevidence\\[*|.\\[*) extras=$(echo "$arg" | sed 's/.*\\[\\(.*\\)\\].*/\\1/' | tr ',' ' ')
-      for e in $extras; do grep -q "^$e = " "$DOCS_PYPROJECT" || { echo "no extra $e in pyproject.toml" >&2; exit 9; }; done ;;
+      for e in $extras; do
+        grep -q "^$e = " "$DOCS_PYPROJECT" || { echo "no extra $e in pyproject.toml" >&2; exit 9; }
+      done ;;
     dask-jobqueue) ;;
     *) echo "pip stand-in: $arg is not a package the docs should install" >&2; exit 9 ;;
   esac
@@ -162,7 +163,8 @@ def world(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 
 PRELUDE = r"""
 set -o pipefail
-trap 'rc=$?; if [ $rc -gt 2 ]; then echo "DOCS-TEST FAILED (exit $rc) at line $LINENO: $BASH_COMMAND" >&2; exit $rc; fi' ERR
+trap 'rc=$?; if [ $rc -gt 2 ]; then
+  echo "DOCS-TEST FAILED (exit $rc) at line $LINENO: $BASH_COMMAND" >&2; exit $rc; fi' ERR
 """
 
 
