@@ -193,3 +193,16 @@ def test_the_shell_examples_run_as_written_from_a_fresh_clone(doc: Path, world: 
     # a traceback through our code (Dask's own shutdown logging is not ours)
     assert not re.search(r'File "[^"]*(src|site-packages)/bioevidence/', done.stderr), done.stderr[-3000:]
     assert done.returncode in (0, 1, 2), f"{doc.name}: exit {done.returncode}\n{done.stderr[-3000:]}"
+
+
+def test_the_runner_catches_a_failing_example_and_an_undeclared_extra(world: dict[str, str], tmp_path: Path) -> None:
+    """The harness itself: an example exiting 3 fails with its line; pip of an extra nobody declared fails."""
+    for text, needle in (("bioevidence validate no-such-file.json\necho after", "DOCS-TEST FAILED (exit 3)"),
+                         ("pip install 'bioevidence[nope]'", "no extra nope in pyproject.toml")):
+        done = subprocess.run(["bash", "-c", script([Block("x.md", 1, "bash", text, None)])], cwd=tmp_path,
+                              env={**world, "HOME": str(tmp_path)}, capture_output=True, text=True, check=False)
+        assert done.returncode > 2 and needle in done.stderr, done.stderr
+        assert "after" not in done.stdout
+    ok = subprocess.run(["bash", "-c", script([Block("x.md", 1, "bash", "pip install 'bioevidence[dask,llm]'", None)])],
+                        cwd=tmp_path, env={**world, "HOME": str(tmp_path)}, capture_output=True, text=True, check=False)
+    assert ok.returncode == 0, ok.stderr
