@@ -23,12 +23,19 @@ def shared_data_dir() -> Path:
     return Path(env) if env else REPO.parent / "shared" / "data"
 
 
+def skip_message(path: Path) -> str:
+    """Why a real-data test skips, and how a contributor gets to run it."""
+    return (f"real test data absent at {path}: put the project's shared data folder beside the clone "
+            "(../shared/data) or set BIOEVIDENCE_SHARED_DATA=/path/to/data; its MANIFEST.tsv files name every "
+            "file's source and sha256, and `python3 tools/test_data.py verify DIR` checks a copy")
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """Path of the real public data folder; skips (or fails under CI) when it is absent."""
     path = shared_data_dir()
     if not path.is_dir():
-        message = f"real data folder {path} is absent; set BIOEVIDENCE_SHARED_DATA to run real-data tests"
+        message = skip_message(path)
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
@@ -38,3 +45,40 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+# -- which rule codes the suite's runs emit ----------------------------------------------------------
+# Rule ids of every finding of every report a test produced in this process (through
+# ``Validator.validate``, which the CLI, batches, the loop and the Action all call), in ``emitted.EMITTED``.
+# Read by ``tests/gate/test_rules.py::test_every_catalogue_code_is_emitted_by_some_test``, run last.
+LAST = "test_every_catalogue_code_is_emitted_by_some_test"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _record_emitted_codes() -> object:
+    """Observe (never change) every report: the validator runs as is, its findings' codes are noted."""
+    from bioevidence.gate.validator import Validator
+    from emitted import EMITTED
+
+    original = Validator.validate
+
+    def validate(self: Validator, *args: object, **kwargs: object) -> object:
+        report = original(self, *args, **kwargs)  # type: ignore[arg-type]
+        EMITTED.update(f.rule_id for f in report.findings)
+        return report
+
+    Validator.validate = validate  # type: ignore[method-assign,assignment]
+    yield
+    Validator.validate = original  # type: ignore[method-assign]
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The emitted-codes check runs after every other test of the session."""
+    items.sort(key=lambda item: item.name == LAST)
+
+
+def whole_suite(config: pytest.Config) -> bool:
+    """Whether this session runs the whole suite (deselecting single tests is allowed), not a part of it."""
+    tests = Path(__file__).resolve().parent
+    args = [Path(str(a).split("::")[0]).resolve() for a in config.args]
+    return args in ([tests], [tests.parent]) and not config.option.keyword and not config.option.markexpr

@@ -6,6 +6,7 @@
     ├── InputError(ValueError)             a record, draft or input file is malformed
     │   └── LimitError                     ... or over a configured limit (size, inflated size, YAML aliases)
     ├── ConfigurationError(ValueError)     a profile, flag, grounder declaration or setting is wrong
+    │   └── MissingExtraError              an optional dependency is absent (``bioevidence.extras``)
     ├── SourceError(OSError)               pinned bytes are missing or do not hash to their name
     │   └── IntegrityError                 bytes present but corrupted or truncated
     ├── SourceAccessError(OSError)         pinned bytes are there but cannot be read (permissions, I/O)

@@ -360,13 +360,41 @@ def gunzip_limited(data: bytes, limit: int, *, name: str) -> bytes:
     return bytes(out)
 
 
+def current_umask() -> int:
+    """The process umask, read without changing it where Linux allows (``/proc/self/status``);
+    elsewhere set and restored at once."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def output_mode(path: Path) -> int:
+    """The permission bits a written file gets: an existing file's own, else ``0o666`` less the umask
+    (what ``open(path, "w")`` would give), never the ``0o600`` of a temporary file."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~current_umask()
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
+    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``.
+
+    The file gets ordinary permissions (:func:`output_mode`: the umask for a new file, the old
+    file's mode for a replaced one), so reports and artifacts are readable as any other output."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = output_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

@@ -174,11 +174,18 @@ def test_batch_exit_code_2_when_only_reviews(tmp_path: Path) -> None:
     assert _run("validate", tmp_path).exit_code == 2
 
 
-def test_markdown_summary_links_codes_to_the_rule_docs(tmp_path: Path) -> None:
+def test_markdown_summary_has_no_relative_links_and_links_codes_only_to_an_absolute_address(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A report read outside this repository has no broken links: codes link only to an absolute URL."""
+    for var in ("BIOEVIDENCE_RULES_URL", "GITHUB_ACTION_REPOSITORY", "GITHUB_REPOSITORY", "BIOEVIDENCE_ACTION_PATH"):
+        monkeypatch.delenv(var, raising=False)
     result = _run("validate", _batch(tmp_path), "--format", "markdown")
     assert "| file | record | status | uses | reasons |" in result.stdout
-    assert "[BEV010](docs/rules.md#bev010)" in result.stdout
+    assert "](" not in result.stdout and "`BEV010`" in result.stdout
     assert "**4 records**: 2 admitted, 1 review required, 1 rejected, 0 input errors." in result.stdout
+    monkeypatch.setenv("BIOEVIDENCE_RULES_URL", "https://example.org/bioevidence/docs/rules.md")
+    linked = _run("validate", tmp_path / "batch", "--format", "markdown").stdout
+    assert "[BEV010](https://example.org/bioevidence/docs/rules.md#bev010)" in linked
 
 
 def test_profile_flag_applies_to_all_records(tmp_path: Path) -> None:

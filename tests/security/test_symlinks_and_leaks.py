@@ -145,7 +145,7 @@ def test_a_queued_records_escapes_never_reach_the_reviewers_terminal(tmp_path: P
     (tmp_path / "r.json").write_text(json.dumps(hostile), encoding="utf-8")
     queue = str(tmp_path / "q.sqlite")
     added = run_cli(["review", "add", "r.json", "--queue", queue], cwd=tmp_path)
-    assert added.code == 0 and "queued as 1" in added.stdout, added.stderr
+    assert added.code == 0 and "queued as entry 1" in added.stdout, added.stderr
     for command in (["review", "show", "1", "--queue", queue], ["review", "list", "--queue", queue]):
         shown = run_cli(command, cwd=tmp_path)
         assert shown.code == 0 and "\x1b" not in shown.stdout and "\x07" not in shown.stdout

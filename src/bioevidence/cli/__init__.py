@@ -104,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.exit_code)
     except click.UsageError as exc:
         # click.UsageError also covers BadParameter/NoSuchOption; exit 3, never 2 (2 means "review").
-        emit_error(exc)
-        if exc.ctx is not None:
-            click.echo(f"Try '{exc.ctx.command_path} --help' for help.", err=True)
+        # One line, the hint inside it: a pipeline reading stderr gets one JSON object per error.
+        hint = f"; see {exc.ctx.command_path} --help" if exc.ctx is not None else ""
+        emit_error(click.UsageError(exc.format_message().rstrip(".") + hint))
         return EXIT_USAGE
     except click.Abort:
         click.echo("Aborted.", err=True)
@@ -119,6 +119,14 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return 0
+    except ImportError as exc:
+        from ..extras import missing_extra
+
+        missing = missing_extra(exc)
+        if missing is None:
+            raise
+        emit_error(missing)  # an optional dependency: one line naming the extra, exit 3
+        return missing.exit_code
     return int(result or 0) if isinstance(result, int) else 0
 
 

@@ -48,7 +48,7 @@ def agent(tasks_file: Path, profile_name: str, model: str, out_dir: Path, index:
     Exit code 0 when no episode failed, 3 otherwise.
 
     \b
-    Example:
+    Examples:
       OPENAI_BASE_URL=http://127.0.0.1:8080/v1 bioevidence agent tasks.jsonl \\
         --profile literature-claim --model gemma-3-270m --snapshot-dir snapshots/ --out runs/gemma
     """

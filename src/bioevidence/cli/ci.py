@@ -53,6 +53,11 @@ def run(files: str | None, profile: str | None, fmt: str, fail_on: str, snapshot
 
     Exit code: 0 when the batch passes under --fail-on, else the batch code (1 rejected, 2 review
     required, 3 input error); 3 also when no file matches or an input is wrong.
+
+    \b
+    Examples:
+      bioevidence ci run --files 'records/**/*.json' --profile literature-claim --snapshot-dir snapshots/
+      INPUT_FILES='examples/records/*.json' INPUT_FAIL_ON=rejected bioevidence ci run
     """
     from ..ci.action import ActionInputs, run_gate
 

@@ -189,9 +189,12 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
         from ..ci.sarif import render_sarif
 
         text = render_sarif(results)
+    elif fmt == "markdown":
+        from ..ci.summary import rules_url
+
+        text = render.render_markdown(results, rules_url())  # links only to an absolute address
     else:
-        text = {"json": render.render_json, "jsonl": render.render_jsonl, "text": render.render_text,
-                "markdown": render.render_markdown}[fmt](results)
+        text = {"json": render.render_json, "jsonl": render.render_jsonl, "text": render.render_text}[fmt](results)
     if text:
         if output is not None:
             atomic_write_text(output, text)
@@ -252,7 +255,8 @@ def rules(fmt: str) -> None:
 
     if fmt == "json":
         click.echo(json.dumps([{"code": r.code, "severity": r.severity, "scope": r.scope, "route": r.route,
-                                "emitted_by": r.emitted_by, "message": r.message} for r in CATALOGUE], indent=2))
+                                "emitted_by": r.emitted_by, "message": r.message, "remedy": r.remedy}
+                               for r in CATALOGUE], indent=2))
     elif fmt == "markdown":
         click.echo(render_markdown(), nl=False)
     else:

@@ -17,7 +17,13 @@ from .cluster import scheduler_option
 
 @click.group()
 def index() -> None:
-    """Build a local search index over pinned corpora."""
+    """Build a local search index over pinned corpora.
+
+    \b
+    Examples:
+      bioevidence index build examples/papers/ --index idx/
+      bioevidence index build jats/ snapshots/ --index idx/ --scheduler local:2
+    """
 
 
 @index.command("build")
@@ -30,6 +36,11 @@ def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None) -> 
 
     With --scheduler, documents are read and analysed in shards on Dask workers (which must see
     the SOURCE paths) and merged here into the same index a single process builds.
+
+    \b
+    Examples:
+      bioevidence index build examples/papers/ --index idx/
+      bioevidence index build jats/ snapshots/ corpus.jsonl --index idx/
     """
     from ..librarian.index import build_index
 
@@ -44,7 +55,13 @@ def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None) -> 
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 10000))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def search(query: str, index_dir: Path, limit: int, as_json: bool) -> None:
-    """Run one Europe PMC-syntax QUERY against a local index."""
+    """Run one Europe PMC-syntax QUERY against a local index.
+
+    \b
+    Examples:
+      bioevidence search "BRAF AND vemurafenib" --index idx/
+      bioevidence search 'TITLE:"non-small cell" AND EGFR' --index idx/ --limit 5 --json
+    """
     from ..librarian.backend import search_local
 
     hits = search_local(str(index_dir), query, limit=limit)

@@ -132,29 +132,43 @@ def _open_queue(path: Path, *, must_exist: bool = True, verify: bool = True) -> 
 
 
 @review.command("add")
-@click.argument("records", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("records", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_queue_option
 @click.option("--profile", "profile_name", metavar="NAME|FILE", help="Profile to validate with (default: each "
               "record's profile_id).")
 @_grounding_options
 def review_add(records: tuple[Path, ...], queue_path: Path, profile_name: str | None, **grounding: Any) -> None:
-    """Validate record files and queue those that are not admitted for a person."""
-    from ..gate.inputs import read_jobs
+    """Validate records and queue those that are not admitted for a person.
+
+    RECORDS are record files (.json, .yaml, .yml), JSONL files or folders searched recursively,
+    as for `bioevidence validate`.
+
+    \b
+    Examples:
+      bioevidence review add examples/records/ --queue review-queue.sqlite
+      bioevidence review add claims/ --snapshot-dir snapshots/
+    """
+    from ..gate.inputs import expand, read_jobs
     from ..gate.profiles import load_profile
     from ..gate.validator import Validator
 
+    files = expand(list(records))
+    if not files:
+        raise ConfigurationError("no record files found (looked for *.json, *.yaml, *.yml, *.jsonl)")
     profile = load_profile(profile_name) if profile_name else None
     validator = Validator(profile, grounders=_build_grounders(profile, grounding))
+    jobs = [job for path in files for job in read_jobs(path)]
+    parsed = [(job, job.parse()[0]) for job in jobs]  # every input read before the queue changes
     with _open_queue(queue_path, must_exist=False) as queue:
-        for path in records:
-            for job in read_jobs(path):
-                value, _ = job.parse()
-                report = validator.validate(value)
-                if report.admitted:
-                    click.echo(f"{path}: admitted, not queued")
-                    continue
-                entry = queue.add(value, report, reason=report.overall_status, profile=profile_name)
-                click.echo(f"{path}: queued as {entry}")
+        for job, value in parsed:
+            where = job.file if job.line is None else f"{job.file}:{job.line}"
+            report = validator.validate(value)
+            if report.admitted:
+                click.echo(f"{where}: admitted, not queued")
+                continue
+            entry = queue.add(value, report, reason=report.overall_status, profile=profile_name)
+            click.echo(f"{where}: {report.overall_status}, queued as entry {entry} "
+                       f"({', '.join(report.reason_codes())})")
 
 
 @review.command("list")
@@ -163,7 +177,13 @@ def review_add(records: tuple[Path, ...], queue_path: Path, profile_name: str | 
               show_default=True, help="Which entries: open (no decision yet), by last decision, or all.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def review_list(queue_path: Path, status: str, fmt: str) -> None:
-    """List queued records."""
+    """List queued records: entry, latest decision, the record's status now, why it was queued, codes.
+
+    \b
+    Examples:
+      bioevidence review list --queue q.sqlite
+      bioevidence review list --queue q.sqlite --status all --format json
+    """
     with _open_queue(queue_path) as queue:
         rows = queue.list(status)
     if fmt == "json":
@@ -171,9 +191,14 @@ def review_list(queue_path: Path, status: str, fmt: str) -> None:
         return
     from ..errors import safe_message
 
+    if not rows:
+        click.echo(f"no {'' if status == 'all' else status + ' '}entries in {queue_path}")
+        return
+    # "decision": a person's latest (open until one decides); "record now": the record's status after it.
+    click.echo(f"{'entry':>5}  {'decision':<8} {'record now':<15} {'queued because':<28} {'record id'}  reasons")
     for r in rows:
-        click.echo(f"{r.id:>5}  {r.state:<7} {r.overall_status:<15} {safe_message(r.reason, 60):<28} "
-                   f"{safe_message(str(r.record_id), 200)}  {', '.join(r.reason_codes)}")
+        click.echo(f"{r.id:>5}  {r.state:<8} {r.overall_status:<15} {safe_message(r.reason, 60):<28} "
+                   f"{safe_message(str(r.record_id), 200)}  {', '.join(r.reason_codes) or '-'}")
 
 
 @review.command("show")
@@ -181,7 +206,13 @@ def review_list(queue_path: Path, status: str, fmt: str) -> None:
 @_queue_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def review_show(entry: int, queue_path: Path, fmt: str) -> None:
-    """Show one queued record: its claim, findings, feedback history and decisions."""
+    """Show one queued record: its claim, findings, feedback history and decisions.
+
+    \b
+    Examples:
+      bioevidence review show 1 --queue q.sqlite
+      bioevidence review show 1 --queue q.sqlite --format json
+    """
     with _open_queue(queue_path) as queue:
         item = queue.get(entry)
     if fmt == "json":
@@ -209,7 +240,14 @@ def review_decide(entry: int, decision: str, reviewer: str, name: str | None, ra
                   output: Path | None, queue_path: Path, profile_name: str | None, **grounding: Any) -> None:
     """Record a human decision: it becomes an adjudication in the record, which is validated again.
 
-    Decisions are appended, never edited; each keeps who decided and when.
+    Decisions are appended, never edited; each keeps who decided and when. When the record is
+    still not admitted, the findings that still block it are listed.
+
+    \b
+    Examples:
+      bioevidence review decide 1 accept --reviewer orcid:0000-0002-1825-0097 --rationale "Row 1 supports it."
+      bioevidence review decide 2 reject --reviewer orcid:0000-0002-1825-0097 --rationale "Wrong paper." \\
+        --use knowledge_base -o decided.json
     """
     from ..gate.profiles import load_profile
     from ..gate.validator import Validator
@@ -222,6 +260,17 @@ def review_decide(entry: int, decision: str, reviewer: str, name: str | None, ra
         result = queue.decide(entry, decision, reviewer=reviewer, name=name, rationale=rationale,
                               uses=list(uses) or None, validator=validator)
     click.echo(f"entry {entry}: {decision} by {reviewer}; record now {result.report.overall_status}")
+    if not result.report.admitted:
+        from ..errors import escape_text
+        from ..gate.render import how_to_fix
+
+        for f in result.report.findings:
+            if f.severity in ("error", "review"):
+                blocked = f" (use {', '.join(f.blocking_uses)})" if f.blocking_uses else ""
+                click.echo(escape_text(f"  still blocking: {f.severity} {f.rule_id} at {f.field_path}{blocked}: "
+                                       f"{f.message}"))
+                if fix := how_to_fix(f):
+                    click.echo(escape_text(f"    fix: {fix}"))
     if output is not None:
         snapshots = grounding.get("snapshot_dir")
         _emit(json.dumps(result.record, indent=2, ensure_ascii=False) + "\n", output, [queue_path],
@@ -240,6 +289,11 @@ def review_verify(queue_path: Path, expect_head: str | None) -> None:
 
     Prints the head of the chain (write it down: `--expect-head` checks a later file against it).
     Exit 1 and one line per problem when the file was altered outside bioevidence.
+
+    \b
+    Examples:
+      bioevidence review verify --queue q.sqlite
+      bioevidence review verify --queue q.sqlite --expect-head 3f1c…   # a head written down earlier
     """
     if expect_head is not None:
         from ..sources.store import check_sha256
@@ -264,9 +318,57 @@ def _csv(path: Path, required: tuple[str, ...], optional: tuple[str, ...] = ()) 
     return read_csv(read_limited(path), file=str(path), required=required, optional=optional)
 
 
+@review.command("predictions")
+@click.option("--method", required=True, help="Name of the pipeline, model or team whose records these are.")
+@click.option("--reports", "report_files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Validation reports (bioevidence validate -o reports.jsonl; JSON or JSONL); repeatable.")
+@click.option("--queue", "queue_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also every entry of this review queue (with the route the gate gave it when queued).")
+@click.option("--subset", default="", help="A label written in the subset column (a batch, a month).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the CSV here (atomically) instead of stdout.")
+def review_predictions(method: str, report_files: tuple[Path, ...], queue_path: Path | None, subset: str,
+                       output: Path | None) -> None:
+    """Write the predictions CSV that audit-sample reads: one row per record and use, with the route.
+
+    Columns: case_id, requested_use, record_sha256, profile_sha256, method, predicted_status
+    (admitted, review_required or rejected), subset. See docs/loop.md.
+
+    \b
+    Examples:
+      bioevidence validate records/ -o reports.jsonl
+      bioevidence review predictions --method curation-v1 --reports reports.jsonl -o preds.csv
+      bioevidence review predictions --method gemma --reports reports.jsonl --queue q.sqlite -o preds.csv
+    """
+    from ..io import parse_json, read_limited
+    from ..loop.audit import write_csv
+    from ..loop.predictions import COLUMNS, prediction_rows, reports_from_lines
+
+    if not report_files and queue_path is None:
+        raise click.UsageError("give --reports FILE and/or --queue FILE")
+    reports = []
+    for path in report_files:
+        text = read_limited(path).decode("utf-8")
+        stripped = text.lstrip()
+        if stripped.startswith("["):
+            values = parse_json(text, file=str(path))
+        elif stripped.startswith("{") and "\n{" not in stripped.rstrip():
+            values = [parse_json(text, file=str(path))]
+        else:
+            values = [parse_json(line, file=str(path), line=n) for n, line in enumerate(text.splitlines(), 1)
+                      if line.strip()]
+        reports += reports_from_lines(values if isinstance(values, list) else [values], file=str(path))
+    if queue_path is not None:
+        with _open_queue(queue_path) as queue:
+            reports += [queue.get(entry.id).original_report for entry in queue.list("all")]
+    rows = prediction_rows(reports, method=method, subset=subset)
+    _emit(write_csv(rows, COLUMNS), output, [*report_files, *([queue_path] if queue_path else [])])
+
+
 @review.command("audit-sample")
 @click.option("--predictions", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV: case_id, requested_use, record_sha256, profile_sha256, method, predicted_status[, subset].")
+              help="CSV: case_id, requested_use, record_sha256, profile_sha256, method, predicted_status[, subset] "
+                   "(bioevidence review predictions writes it; docs/loop.md).")
 @click.option("--method", help="Which method's predictions (needed when the file holds several).")
 @click.option("--use", help="Only this requested use.")
 @click.option("--size", type=click.IntRange(min=1), help="Number of admitted records to audit.")
@@ -281,7 +383,13 @@ def _csv(path: Path, required: tuple[str, ...], optional: tuple[str, ...] = ()) 
               help="Folder for audit_sheet.csv (for auditors) and audit_manifest.json (kept from them).")
 def review_audit_sample(predictions: Path, method: str | None, use: str | None, size: int | None,
                         target: float | None, confidence: float, controls: int, seed: int, output_dir: Path) -> None:
-    """Draw a seeded, blinded audit sample of admitted records (plus controls from other routes)."""
+    """Draw a seeded, blinded audit sample of admitted records (plus controls from other routes).
+
+    \b
+    Examples:
+      bioevidence review audit-sample --predictions preds.csv --size 30 --controls 10 --seed 7 --output-dir audit/
+      bioevidence review audit-sample --predictions preds.csv --target 0.01 --seed 7 --output-dir audit/
+    """
     from ..io import atomic_write_text
     from ..loop.audit import LABEL_COLUMNS, PREDICTION_COLUMNS, SHEET_COLUMNS, audit_sample, write_csv
 
@@ -303,14 +411,21 @@ def review_audit_sample(predictions: Path, method: str | None, use: str | None, 
 @review.command("audit-score")
 @click.option("--manifest", "manifest_path", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--labels", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The filled-in audit sheet (one row per auditor and record).")
+              help="The filled-in audit sheet (one row per auditor and record): reviewer_id, admission_label "
+                   "(admitted, review_required, rejected), mapping_label (correct, incorrect, uncertain), rationale, "
+                   "minutes_spent.")
 @click.option("--confidence", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
               help="Default: the manifest's.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
 def review_audit_score(manifest_path: Path, labels: Path, confidence: float | None, fmt: str,
                        output: Path | None) -> None:
-    """Per-route error rates with Wilson intervals and exact one-sided upper bounds."""
+    """Per-route error rates with Wilson intervals and exact one-sided upper bounds.
+
+    \b
+    Examples:
+      bioevidence review audit-score --manifest audit/audit_manifest.json --labels audit/audit_sheet.csv
+    """
     from ..io import parse_json, read_limited
     from ..loop.audit import LABEL_COLUMNS, SHEET_COLUMNS, audit_score, render_audit
 
@@ -330,7 +445,13 @@ def review_audit_score(manifest_path: Path, labels: Path, confidence: float | No
 @click.option("--unit", "unit_columns", default="case_id,requested_use", show_default=True,
               help="Comma-separated columns that identify one rated unit.")
 def review_agreement(annotations: Path, columns: tuple[str, ...], unit_columns: str) -> None:
-    """Inter-reviewer agreement: percent, Cohen's kappa (two reviewers), Krippendorff's alpha (nominal)."""
+    """Inter-reviewer agreement: percent, Cohen's kappa (two reviewers), Krippendorff's alpha (nominal).
+
+    \b
+    Examples:
+      bioevidence review agreement annotations.csv
+      bioevidence review agreement annotations.csv --column admission_label --unit case_id
+    """
     from ..io import read_limited
     from ..loop.audit import agreement, read_csv
 

@@ -24,7 +24,13 @@ def sources() -> None:
               "default 256M, or $BIOEVIDENCE_MAX_INFLATED).")
 def verify(directory: Path, max_inflated: str | None) -> None:
     """Re-hash every file in DIRECTORY (streaming); list missing, corrupted, truncated, too_large or
-    unreadable files (exit 1 on any)."""
+    unreadable files (exit 1 on any).
+
+    \b
+    Examples:
+      bioevidence sources verify snapshots/
+      bioevidence sources verify snapshots/ --max-inflated 1G
+    """
     from ..limits import parse_size
     from ..sources.catalogue import Catalogue
     from ..sources.store import SnapshotStore
@@ -74,7 +80,13 @@ def pin_local_command(files: tuple[Path, ...], snapshot_dir: Path) -> None:
     "--from", "from_dir", type=click.Path(path_type=Path, file_okay=False), help="Import from a local mirror."
 )
 def pull_command(name: str, from_dir: Path | None) -> None:
-    """Download (or import with --from) the release NAME and verify its sha256."""
+    """Download (or import with --from) the release NAME and verify its sha256.
+
+    \b
+    Examples:
+      bioevidence sources pull cl
+      bioevidence sources pull hgnc --from downloads/
+    """
     from ..sources.releases import pull
 
     path = pull(name, from_dir=from_dir)
@@ -84,7 +96,12 @@ def pull_command(name: str, from_dir: Path | None) -> None:
 @sources.command("list")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def list_command(fmt: str) -> None:
-    """Show the declared releases and where each is pinned."""
+    """Show the declared releases and where each is pinned.
+
+    \b
+    Examples:
+      bioevidence sources list
+    """
     from ..errors import SourceError
     from ..sources.releases import load_releases, release_path
 

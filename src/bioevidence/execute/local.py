@@ -24,6 +24,9 @@ def can_fork() -> bool:
 
 
 def _failure(index: int, exc: BaseException) -> BatchFailed:
+    from ..extras import missing_extra
+
+    exc = missing_extra(exc) or exc  # an optional module absent: the error names its extra
     if isinstance(exc, BioevidenceError):
         return BatchFailed(index, f"batch {index + 1} failed: {exc.message}", exc)
     return BatchFailed(index, f"batch {index + 1} failed: {type(exc).__name__}: {exc}")

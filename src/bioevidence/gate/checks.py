@@ -208,8 +208,9 @@ def unchecked_publications(record: Record) -> list[Finding]:
         what = "1 evidence item cites a paper that was not checked"
     else:
         what = f"{len(cited)} evidence items cite papers that were not checked"
-    return [Finding("BEV029", "review", f"{what}: run `bioevidence ground` or pass --snapshot-dir "
-                    "(or --no-grounding to accept unchecked quotes)", "$.evidence_items", record["requested_uses"])]
+    return [Finding("BEV029", "review", f"{what}: no literature source was given (pin the papers with "
+                    "bioevidence ground and pass --snapshot-dir, or --no-grounding to accept unchecked quotes)",
+                    "$.evidence_items", record["requested_uses"])]
 
 
 def quote_parts(record: Record, profile: Profile, located: Iterable[Any]) -> list[Finding]:

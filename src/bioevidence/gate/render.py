@@ -2,6 +2,13 @@
 
 Each takes the batch results in input order (``bioevidence.gate.batch.Result``); a result whose
 status is ``error`` could not be read and its ``error`` says why.
+
+The human formats (text, markdown) give one summary line per record (status, place, record id,
+each use's decision), then one entry per finding: its severity (``error`` and ``review`` decide;
+``warning`` and ``note`` block nothing and say so), rule code, field path, message, and how to fix
+it: the finding's exact ``fix`` when the check knows it, else the rule's remedy from the
+catalogue. Markdown links a code to the rule docs only when the docs' address is absolute
+(``rules_link``), so a report read outside this repository has no broken links.
 """
 
 from __future__ import annotations
@@ -10,10 +17,16 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
-from ..errors import escape_text
+from ..errors import escape_text, excerpt
 from .batch import Result
+from .findings import Finding, Fix
+from .rules import RULES
 
 RULES_DOC = "docs/rules.md"
+STATUS = {"admitted": "ADMITTED", "review_required": "REVIEW", "rejected": "REJECTED", "error": "ERROR"}
+#: How a severity is labelled in the human formats; warnings and notes say they block nothing.
+SEVERITY_LABELS = {"error": "error", "review": "review", "warning": "warning", "info": "note"}
+VALUE_CHARS = 160
 
 
 def where(result: Result) -> str:
@@ -24,6 +37,12 @@ def counts(results: Sequence[Result]) -> Counter[str]:
     tally: Counter[str] = Counter({"admitted": 0, "review_required": 0, "rejected": 0, "error": 0})
     tally.update(r.status for r in results)
     return tally
+
+
+def totals(results: Sequence[Result]) -> str:
+    tally = counts(results)
+    return (f"{len(results)} records: {tally['admitted']} admitted, {tally['review_required']} review required, "
+            f"{tally['rejected']} rejected, {tally['error']} input errors")
 
 
 def render_json(results: Sequence[Result]) -> str:
@@ -38,46 +57,127 @@ def render_jsonl(results: Sequence[Result]) -> str:
     return "".join(r.text + "\n" for r in results)
 
 
+def _value(value: object) -> str:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return ", ".join(excerpt(v, VALUE_CHARS) for v in value)
+    return excerpt(value, VALUE_CHARS)
+
+
+def describe_fix(fix: Fix, message: str = "") -> str:
+    """One plain sentence for a finding's machine-readable fix (its detail left out when the finding's
+    ``message`` already says it)."""
+    if fix.action == "choose":
+        text = f"set {fix.field_path} to one of: {_value(fix.value)}"
+    elif fix.action == "replace":
+        text = f"set {fix.field_path} to {_value(fix.value)}"
+    elif fix.action == "add":
+        text = f"add to {fix.field_path}: {_value(fix.value)}" if fix.value is not None else f"add {fix.field_path}"
+    elif fix.action == "remove":
+        text = f"remove {fix.field_path}"
+    elif fix.action == "requote":
+        text = f"replace the quote at {fix.field_path} with the paper's words {_value(fix.value)}"
+    else:
+        text = f"{fix.action} {fix.field_path}" + (f": {_value(fix.value)}" if fix.value is not None else "")
+    if fix.detail and fix.detail.rstrip(".") not in message:
+        return f"{fix.detail.rstrip('.')} ({text})"
+    return text
+
+
+def how_to_fix(finding: Finding) -> str:
+    """The finding's exact fix when known, else what its rule says to do (nothing for a note)."""
+    if finding.fix is not None:
+        return describe_fix(finding.fix, finding.message)
+    rule = RULES.get(finding.rule_id)
+    return rule.remedy if rule is not None and finding.severity != "info" else ""
+
+
+def _uses_text(result: Result) -> str:
+    report = result.report
+    assert report is not None
+    return " ".join(f"{d.use}={d.admission_status}" + (f"[{','.join(d.reason_codes)}]" if d.reason_codes else "")
+                    for d in report.use_decisions)
+
+
+def summary_line(result: Result) -> str:
+    """The one line a record gets: status, place, record id and each use's decision."""
+    report = result.report
+    if report is None:
+        return f"{STATUS['error']:<9} {where(result)}  {result.error.message if result.error else 'unreadable'}"
+    return f"{STATUS[result.status]:<9} {where(result)}  {report.record_id or '-'}  {_uses_text(result)}".rstrip()
+
+
+def _finding_lines(finding: Finding) -> list[str]:
+    label = SEVERITY_LABELS.get(finding.severity, finding.severity)
+    rule = RULES.get(finding.rule_id)
+    # a use-scoped rule names the use it blocks; the others block every requested use
+    uses = f" (use {', '.join(finding.blocking_uses)})" if rule is not None and rule.scope == "use" else ""
+    lines = [f"  {label:<7} {finding.rule_id} at {finding.field_path}{uses}: {finding.message}"]
+    fix = how_to_fix(finding)
+    if fix:
+        lines.append(f"          fix: {fix}")
+    return lines
+
+
 def render_text(results: Sequence[Result]) -> str:
-    lines = []
+    lines: list[str] = []
     for r in results:
-        report = r.report
-        if report is None:
-            lines.append(f"ERROR     {where(r)}  {r.error.message if r.error else 'unreadable'}")
-            continue
-        uses = " ".join(
-            f"{d.use}={d.admission_status}" + (f"[{','.join(d.reason_codes)}]" if d.reason_codes else "")
-            for d in report.use_decisions
-        )
-        status = {"admitted": "ADMITTED", "review_required": "REVIEW", "rejected": "REJECTED"}[r.status]
-        lines.append(f"{status:<9} {where(r)}  {report.record_id or '-'}  {uses}".rstrip())
-    tally = counts(results)
-    lines.append(f"{len(results)} records: {tally['admitted']} admitted, {tally['review_required']} review required, "
-                 f"{tally['rejected']} rejected, {tally['error']} input errors")
+        lines.append(summary_line(r))
+        if r.report is not None:
+            for finding in r.report.findings:
+                lines.extend(_finding_lines(finding))
+    lines.append(totals(results))
     return "\n".join(escape_text(line) for line in lines) + "\n"  # record ids and file names are input
 
 
-def _codes_md(codes: Sequence[str], rules_link: str) -> str:
-    return ", ".join(f"[{c}]({rules_link}#{c.lower()})" for c in codes) or "–"
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell or list item: one line, pipes escaped."""
+    return " ".join(text.split()).replace("|", "\\|")
 
 
-def render_markdown(results: Sequence[Result], rules_link: str = RULES_DOC) -> str:
-    tally = counts(results)
-    lines = [
-        "| file | record | status | uses | reasons |",
-        "|---|---|---|---|---|",
-    ]
+def _code(text: str) -> str:
+    """Inline code that input cannot break out of (no backticks inside)."""
+    return "`" + _cell(text).replace("`", "'") + "`"
+
+
+def absolute_link(url: str | None) -> str | None:
+    return url if url and "://" in url else None
+
+
+def _rule_md(code: str, rules_link: str | None) -> str:
+    return f"[{code}]({rules_link}#{code.lower()})" if rules_link else f"`{code}`"
+
+
+def render_markdown(results: Sequence[Result], rules_link: str | None = None) -> str:
+    """A summary table (one row per record), then each record's findings with message and fix.
+
+    ``rules_link``: the absolute address of ``docs/rules.md``; codes are links only when it is
+    given (a relative link breaks wherever the report is read outside this repository)."""
+    link = absolute_link(rules_link)
+    lines = ["| file | record | status | uses | reasons |", "|---|---|---|---|---|"]
+    detailed: list[Result] = []
     for r in results:
         report = r.report
         if report is None:
             message = r.error.message if r.error else "unreadable"
-            lines.append(f"| `{where(r)}` | – | **input error** | – | {message} |")
+            lines.append(f"| {_code(where(r))} | – | **input error** | – | {_cell(message)} |")
             continue
-        uses = "<br>".join(f"{d.use}: {d.admission_status}" for d in report.use_decisions) or "–"
-        lines.append(f"| `{where(r)}` | {report.record_id or '–'} | {r.status} | {uses} "
-                     f"| {_codes_md(report.reason_codes(), rules_link)} |")
-    lines += ["", f"**{len(results)} records**: {tally['admitted']} admitted, {tally['review_required']} review "
-              f"required, {tally['rejected']} rejected, {tally['error']} input errors."]
+        uses = "<br>".join(_cell(f"{d.use}: {d.admission_status}") for d in report.use_decisions) or "–"
+        reasons = ", ".join(_rule_md(c, link) for c in report.reason_codes()) or "–"
+        record_id = _code(report.record_id) if report.record_id else "–"
+        lines.append(f"| {_code(where(r))} | {record_id} | {r.status} | {uses} | {reasons} |")
+        if report.findings:
+            detailed.append(r)
+    lines += ["", f"**{totals(results).replace(' records:', ' records**:', 1)}."]
+    for r in detailed:
+        report = r.report
+        assert report is not None
+        lines += ["", f"### {_code(where(r))}: {r.status.replace('_', ' ')}", ""]
+        for f in report.findings:
+            label = SEVERITY_LABELS.get(f.severity, f.severity)
+            lines.append(f"- **{label}** {_rule_md(f.rule_id, link)} at {_code(f.field_path)}: {_cell(f.message)}")
+            fix = how_to_fix(f)
+            if fix:
+                lines.append(f"  *Fix:* {_cell(fix)}")
     return "\n".join(escape_text(line) for line in lines) + "\n"  # record ids and file names are input
 
 

@@ -19,7 +19,7 @@ GROUNDER_FAILURE are ours (findings the reference cannot make).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 ROUTES = ("fixable", "judgment", "policy", "cannot-confirm", "operational", "note")
 SEVERITIES = ("error", "review", "warning", "info")
@@ -35,13 +35,15 @@ class Rule:
     route: str
     emitted_by: str
     message: str
+    #: What to do about it, in one sentence: shown under a finding that carries no exact ``fix``.
+    remedy: str = ""
 
 
 def _r(code: str, severity: str, scope: str, route: str, by: str, message: str) -> Rule:
     return Rule(code, severity, scope, route, by, message)
 
 
-CATALOGUE: tuple[Rule, ...] = (
+_RULES: tuple[Rule, ...] = (
     _r("SCHEMA", "error", "all", "fixable", "schema",
        "The record does not match the JSON Schema of records (structure, types, enums, dates, required fields)."),
     _r("RECORD_INTEGRITY", "error", "all", "fixable", "integrity",
@@ -110,7 +112,7 @@ CATALOGUE: tuple[Rule, ...] = (
        "in mice); the rest of the sentence is named."),
     _r("BEV029", "review", "all", "operational", "validator",
        "Publication evidence was validated with no literature source, so its quotes were not checked against "
-       "their papers: run `bioevidence ground` or pass --snapshot-dir (or --no-grounding to accept that)."),
+       "their papers."),
     _r("BEV030", "warning", "all", "fixable", "literature",
        "The quote is in the paper but not where its locator says; the right locator is named (the verdict "
        "does not change)."),
@@ -125,6 +127,63 @@ CATALOGUE: tuple[Rule, ...] = (
     _r("GROUNDER_FAILURE", "error", "all", "operational", "validator",
        "A grounder failed while checking the record; it is not admitted (fail closed). Report the message."),
 )
+
+#: What to do about each code when a finding names no exact correction (plain text: no Markdown,
+#: it is printed in terminals as well as in Markdown reports).
+REMEDIES: dict[str, str] = {
+    "SCHEMA": "Correct the field the message names (the allowed values are listed there); "
+              "bioevidence schema prints the schema of records.",
+    "RECORD_INTEGRITY": "Make the record agree with itself and its profile as the message says "
+                        "(profile_id, requested_uses, unique ids, references that resolve).",
+    "BEV001": "Only a proposed or accepted statement can be admitted; write a new record for the current statement.",
+    "BEV002": "Re-pin the source (bioevidence ground) or set sha256 to the hash of the bytes the record cites.",
+    "BEV003": "Use a predicate and entity types the profile allows (bioevidence profiles lists them), or "
+              "validate with a profile that allows these.",
+    "BEV004": "A person weighs the contradicting evidence (bioevidence review add); the record stays in "
+              "review while the contradicting line is in it.",
+    "BEV005": "Give the supporting evidence item the statement's scope, or cite evidence of that scope.",
+    "BEV006": "Add an evidence line that supports the statement, citing items of the statement's scope.",
+    "BEV007": "Add supporting evidence items of the missing types.",
+    "BEV008": "Add evidence extracted another way (manual curation, a deterministic parser), or have a "
+              "person review it (bioevidence review add).",
+    "BEV009": "Add evidence extracted another way than string matching, or have a person review it.",
+    "BEV010": "A person must accept the record for this use: bioevidence review add, then "
+              "bioevidence review decide N accept.",
+    "BEV011": "A person rejected this use; the record is not admitted for it unless a new review accepts it.",
+    "BEV012": "A person deferred the decision; a later decision (bioevidence review decide) settles it.",
+    "BEV013": "Add evidence extracted another way (manual curation, a deterministic parser), or have a "
+              "person review it.",
+    "BEV014": "The pinned bytes are corrupted: re-pin the source (bioevidence ground) and check the store "
+              "with bioevidence sources verify.",
+    "BEV015": "Pin the source's bytes (bioevidence ground, or bioevidence sources pin-local for a local "
+              "file) and cite a longer verbatim quote; otherwise a person confirms it.",
+    "BEV016": "Cite an identifier that exists (the message names what was looked up and where).",
+    "BEV017": "Make the record say what the pinned source says: the message names the passage, title or "
+              "value it differs from.",
+    "BEV018": "Add the evidence the source holds, or have a person decide it does not matter.",
+    "BEV019": "Cite a paper that is not retracted.",
+    "BEV020": "Pin the source (bioevidence ground, then --snapshot-dir) so a grounder can verify the item, "
+              "or a person reviews it.",
+    "BEV021": "Have an independent reviewer (software that made none of the evidence) accept the record "
+              "for this use.",
+    "BEV022": "A person reads the quote in its paper and decides whether it supports the claim as stated.",
+    "BEV023": "Use the current identifier or name the message gives.",
+    "BEV024": "Write the identifier in the form its place needs (the message names it).",
+    "BEV025": "A person weighs the reference resource against the claim.",
+    "BEV026": "A person weighs the ontology's definition against the measurements.",
+    "BEV027": "A person reads the expression of concern and decides whether the paper can still be cited.",
+    "BEV028": "Quote the sentence to its end, or have a person check that the rest does not change the claim.",
+    "BEV029": "Pin the cited papers with bioevidence ground and pass --snapshot-dir (or set "
+              "BIOEVIDENCE_STORE); --no-grounding accepts the quotes unchecked.",
+    "BEV030": "Set the locator to the one the message names (the verdict does not change).",
+    "BEV031": "Nothing to do: a note of where the quote was found.",
+    "BEV032": "Quote the claim from an allowed part of the paper, or a person decides this part can support it.",
+    "BEV033": "Set source_type to publication (the source is a paper).",
+    "GROUNDER_FAILURE": "An operator fixes the cause the message names (re-pin or re-read the source) and "
+                        "validates again.",
+}
+
+CATALOGUE: tuple[Rule, ...] = tuple(replace(r, remedy=REMEDIES[r.code]) for r in _RULES)
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in CATALOGUE}
 
@@ -158,13 +217,13 @@ def render_markdown() -> str:
         " go to a person and are never fed back; `cannot-confirm` goes to a person because no model can fix"
         " it; `operational` is a pipeline fault for the operator; `note` is shown and never acted on.",
         "",
-        "| code | severity | scope | route | emitted by | meaning |",
-        "|---|---|---|---|---|---|",
+        "| code | severity | scope | route | emitted by | meaning | what to do |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in CATALOGUE:
         lines.append(
             f'| <a id="{r.code.lower()}"></a>`{r.code}` | {r.severity} | {r.scope} | {r.route} '
-            f"| {r.emitted_by} | {r.message} |"
+            f"| {r.emitted_by} | {r.message} | {r.remedy} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -26,7 +26,7 @@ from typing import Any
 from ..errors import EXCERPT_CHARS, InputError, escape_text, excerpt, safe_message
 from ..io import canonical_json, find_surrogate
 from ..resources import schema_file
-from .findings import Finding
+from .findings import Finding, Fix
 
 SCHEMA_MESSAGE_CHARS = 300
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
@@ -75,6 +75,55 @@ def schema_message(message: str, instance: Any) -> str:
     return safe_message(message, SCHEMA_MESSAGE_CHARS)
 
 
+def _subschema(schema: dict[str, Any], path: Any) -> dict[str, Any]:
+    node: Any = schema
+    for key in path:
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            return {}
+    return node if isinstance(node, dict) else {}
+
+
+def _names(values: Any) -> str:
+    return ", ".join(str(v) if isinstance(v, str) else json.dumps(v) for v in values)
+
+
+def explain(error: Any, schema: dict[str, Any]) -> list[tuple[str, str, Fix | None]]:
+    """A schema violation as ``(message, field path, fix)`` rows whose messages name the allowed values.
+
+    jsonschema-rs cuts enum lists short ("... or 4 other candidates") and never says which keys
+    an object allows; both are read here from the error's kind and the schema itself. An object
+    with several unknown keys gives one row per key, each with its own ``remove`` fix."""
+    path = json_path(error.instance_path)
+    try:
+        kind = error.kind.as_dict()
+    except Exception:  # an unknown kind: keep the library's message
+        kind = {}
+    if "options" in kind and isinstance(kind["options"], list):
+        options = kind["options"]
+        return [(safe_message(f"{excerpt(error.instance)} is not an allowed value; allowed: {_names(options)}",
+                              SCHEMA_MESSAGE_CHARS), path, Fix("choose", path, list(options)))]
+    if "unexpected" in kind and isinstance(kind["unexpected"], list):
+        allowed = sorted(_subschema(schema, list(error.schema_path)[:-1]).get("properties", {}))
+        also = f"; allowed here: {', '.join(allowed)}" if allowed else ""
+        keys = [json_path([*error.instance_path, str(key)]) for key in kind["unexpected"][:20]]
+        return [(safe_message(f"unknown field {excerpt(str(key))} (objects are closed){also}", SCHEMA_MESSAGE_CHARS),
+                 at, Fix("remove", at)) for key, at in zip(kind["unexpected"], keys, strict=False)]
+    if "property" in kind and isinstance(kind["property"], str):
+        name = kind["property"]
+        return [(safe_message(f"required field {excerpt(name)} is missing", SCHEMA_MESSAGE_CHARS), path,
+                 Fix("add", json_path([*error.instance_path, name]), None, f"add the required field {name}"))]
+    if kind.get("format") == "date-time":
+        return [(safe_message(f"{excerpt(error.instance)} is not an RFC 3339 date-time (write it like "
+                              "2026-06-08T12:00:00Z)", SCHEMA_MESSAGE_CHARS), path, None)]
+    if kind.get("pattern") == "^[0-9a-f]{64}$":
+        return [(safe_message(f"{excerpt(error.instance)} is not a SHA-256 (64 lowercase hexadecimal digits; "
+                              "bioevidence ground or sources pin-local computes it)", SCHEMA_MESSAGE_CHARS),
+                 path, None)]
+    return [(schema_message(error.message, error.instance), path, None)]
+
+
 def _renderings(instance: Any) -> list[str]:
     try:
         return [json.dumps(instance, ensure_ascii=False, separators=(",", ":")),
@@ -106,8 +155,8 @@ class CompiledSchema:
             where = find_surrogate(record) or "$"
             raise InputError(f"a string at {safe_message(where, 120)} holds a lone surrogate (\\ud800-\\udfff "
                              "without its pair), which is not Unicode text; remove it") from exc
-        return [Finding("SCHEMA", "error", schema_message(e.message, e.instance), json_path(e.instance_path),
-                        list(uses)) for e in errors]
+        return [Finding("SCHEMA", "error", message, path, list(uses), fix)
+                for e in errors for message, path, fix in explain(e, self.schema)]
 
 
 def compile_schema(schema: dict[str, Any], path: Path) -> CompiledSchema:

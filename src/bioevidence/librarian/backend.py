@@ -67,14 +67,6 @@ class LocalBackend:
         order = idx[np.lexsort((idx, -scores[idx]))][:limit]
         return [Hit(self.index.docs[int(i)], float(scores[i]), query) for i in order]
 
-    def search_ast(self, node: Node, *, limit: int = 50) -> list[Hit]:
-        import numpy as np
-
-        mask, scores = self.execute(node)
-        idx = np.flatnonzero(mask)
-        order = idx[np.lexsort((idx, -scores[idx]))][:limit]
-        return [Hit(self.index.docs[int(i)], float(scores[i])) for i in order]
-
     # ------------------------------------------------------------ execution
     def execute(self, node: Node) -> tuple[Any, Any]:
         """(boolean mask, float scores) over all docs for ``node``."""

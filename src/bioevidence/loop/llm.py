@@ -494,11 +494,3 @@ class LLM:
         if problems:
             return "the JSON does not match the schema: " + "; ".join(problems)
         return None
-
-
-def with_mode(llm: LLM, mode: str) -> LLM:
-    """A copy of ``llm`` that starts from another structured-output mode (shares the transport)."""
-    clone = LLM(llm.transport, llm.model, temperature=llm.temperature, max_tokens=llm.max_tokens, mode=mode,
-                seed=llm.seed, fold_system=llm.fold_system, logger=llm.log)
-    return clone
-

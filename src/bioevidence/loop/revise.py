@@ -176,7 +176,7 @@ def _fix_text(fix: Fix, record: Any, finding_path: str) -> str:
     if fix.action == "remove":
         return f"remove it{detail}"
     if fix.action == "add":
-        return f"add {_value(fix.value)}{detail}"
+        return f"add {_value(fix.value)}{detail}" if fix.value is not None else f"add it{detail}"
     if fix.action == "choose":
         values = fix.value if isinstance(fix.value, list) else [fix.value]
         return f"choose one of: {', '.join(str(v) for v in values)}{detail}"

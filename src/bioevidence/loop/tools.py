@@ -28,13 +28,14 @@ from ..errors import BioevidenceError, ConfigurationError
 __all__ = ["ToolResult", "Toolbox", "tool_schemas"]
 
 _WORD = re.compile(r"[0-9a-z]+")
-_STOP = frozenset({"a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on",
-                   "or", "than", "that", "the", "this", "to", "was", "were", "with", "which", "who", "whom",
-                   "not", "no"})
 
 
-def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1]
+def _focus_words(text: str) -> list[str]:
+    """Words for picking the passages of a paper a ``read`` shows first (exact words, not stems: a
+    focus names the words the model is looking for)."""
+    from ..librarian.analysis import STOPWORDS
+
+    return [w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS]
 
 
 def _clip(text: str, limit: int) -> str:
@@ -147,7 +148,10 @@ class Toolbox:
     def _search_corpus(self, query: str) -> list[dict[str, Any]]:
         grounder = self._grounder_for()
         if self._bm25 is None:
-            from rank_bm25 import BM25Okapi
+            import bm25s
+
+            from ..librarian.analysis import analyze
+            from ..librarian.index import K1, B
 
             docs: list[tuple[str, str, str]] = []
             for work in grounder.catalogue:
@@ -160,13 +164,20 @@ class Toolbox:
                 docs.append((str(work.id), meta.title or "", meta.abstract or ""))
             if not docs:
                 raise ConfigurationError(f"the pinned corpus in {self.snapshot_dir} has no readable papers")
-            self._bm25 = (BM25Okapi([_words(f"{t} {t} {a}") or ["_"] for _, t, a in docs]), docs)
+            # The librarian's engine and analyser (bm25s, Snowball stems), the title counted twice.
+            tokens = [analyze(f"{t} {t} {a}") or ["\u0000"] for _, t, a in docs]
+            vocab = {token: i for i, token in enumerate(sorted({w for toks in tokens for w in toks}))}
+            retriever = bm25s.BM25(k1=K1, b=B)
+            retriever.index(([[vocab[w] for w in toks] for toks in tokens], vocab), show_progress=False)
+            self._bm25 = (retriever, docs)
+        from ..librarian.analysis import analyze
+
         bm25, docs = self._bm25
-        terms = _words(query)
+        terms = [t for t in analyze(query) if t in bm25.vocab_dict]
         if not terms:
             return []
         scores = bm25.get_scores(terms)
-        ranked = sorted(range(len(docs)), key=lambda i: (-scores[i], i))[: self.max_hits]
+        ranked = sorted(range(len(docs)), key=lambda i: (-float(scores[i]), i))[: self.max_hits]
         return [{"paper": docs[i][0], "title": _clip(docs[i][1], 160), "text": _clip(docs[i][2], self.snippet_chars)}
                 for i in ranked if scores[i] > 0]
 
@@ -189,10 +200,10 @@ class Toolbox:
             return {"paper": str(work.id), "title": meta.title, "retracted": bool(meta.retracted),
                     "passages": [], "note": "no open full text or abstract is pinned for this paper"}
         passages = [p for p in text.passages if not p.back_matter and p.kind not in ("title", "section-title")]
-        wanted = set(_words(focus))
+        wanted = set(_focus_words(focus))
         if wanted:
             def score(p: Any) -> float:
-                words = _words(p.text)
+                words = _focus_words(p.text)
                 return sum(1 for w in words if w in wanted) / (len(words) ** 0.5 or 1.0)
 
             order = sorted(range(len(passages)), key=lambda i: (-score(passages[i]), i))

@@ -125,9 +125,6 @@ class Tokens:
     def from_plain(cls, raw: Sequence[Any]) -> Tokens:
         return cls(list(raw[0]), raw[1], raw[2], list(raw[3]), list(raw[4]))
 
-    def is_marker(self, index: int) -> bool:
-        return self.kinds[index] in (MWORD, MPUNCT)
-
     def render(self, start: int = 0, end: int | None = None, *, markers: bool = False) -> str:
         """Canonical text of tokens ``start:end``: a space only between two words that had one;
         citation groups (:func:`groups`) left out unless ``markers``; breaks as line breaks."""

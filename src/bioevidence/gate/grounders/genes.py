@@ -98,11 +98,6 @@ class Genes:
     def __post_init__(self) -> None:
         self.upper = {s.upper(): s for s in self.approved}
 
-    @classmethod
-    def from_entries(cls, version: str, entries: dict[str, tuple[Any, ...]]) -> Genes:
-        """From full entries (symbol, name, status, see, aliases, previous symbols) by HGNC id."""
-        return cls(version, **_lookups(entries))
-
     @property
     def release(self) -> str:
         return f"HGNC@{self.version}"

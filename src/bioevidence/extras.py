@@ -1,0 +1,58 @@
+"""Optional dependencies: which extra brings each, and the one clear error when one is missing.
+
+The core install (``pip install bioevidence``) is what ``bioevidence validate`` needs, grounding
+and pinning included. The rest comes with an extra:
+
+=============  ==================================================  ==================================
+extra          brings                                              for
+=============  ==================================================  ==================================
+librarian      bm25s, PyStemmer, numpy                             ``index``, ``search``, ``ask``, the
+                                                                   agent's search tool
+llm            openai, jsonschema                                  ``agent``, ``ask --planner/--judge
+                                                                   llm``, the LLM adapter
+schema         linkml-runtime                                      ``schema --generate``
+dask           dask, distributed                                   ``--scheduler``
+=============  ==================================================  ==================================
+
+``all`` installs every extra. To add one (a new server, say): declare it in ``pyproject.toml``,
+add it to ``all`` there, and map its top-level modules to it in :data:`MODULES` below; a test
+checks the three agree, so an ``import`` of a missing module anywhere becomes the one line
+``... needs the X extra: pip install 'bioevidence[X]'`` (exit 3) instead of a traceback.
+"""
+
+from __future__ import annotations
+
+from .errors import ConfigurationError
+
+#: top-level module -> the extra that installs it
+MODULES: dict[str, str] = {
+    "bm25s": "librarian",
+    "Stemmer": "librarian",
+    "numpy": "librarian",
+    "scipy": "librarian",
+    "openai": "llm",
+    "jsonschema": "llm",
+    "linkml_runtime": "schema",
+    "dask": "dask",
+    "distributed": "dask",
+}
+
+
+class MissingExtraError(ConfigurationError):
+    """An optional dependency is not installed; the message names the extra that brings it."""
+
+    def __init__(self, module: str, extra: str, *, what: str | None = None) -> None:
+        needs = what or f"this command needs {module}, which"
+        super().__init__(f"{needs} comes with the {extra} extra: pip install 'bioevidence[{extra}]'",
+                         module=module, extra=extra)
+        self.module = module
+        self.extra = extra
+
+
+def missing_extra(exc: BaseException) -> MissingExtraError | None:
+    """The :class:`MissingExtraError` for an ``ImportError`` of an optional module, else ``None``."""
+    if not isinstance(exc, ImportError):
+        return None
+    name = (exc.name or "").split(".")[0]
+    extra = MODULES.get(name)
+    return MissingExtraError(name, extra) if extra else None
