@@ -25,7 +25,6 @@ from click.testing import CliRunner
 from bioevidence import Validator
 from bioevidence.cli import cli
 from bioevidence.gate.grounders.literature import LiteratureGrounder
-from bioevidence.librarian.index import build_index
 from bioevidence.librarian.query import validate
 from builders import LIBRARIAN_PROFILE as PROFILE
 from model_server import LocalModel, model_unavailable
@@ -45,13 +44,6 @@ def local_model() -> Iterator[LocalModel]:
         pytest.skip(reason)
     with LocalModel() as model:
         yield model
-
-
-@pytest.fixture(scope="module")
-def civic_index(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("civic") / "index"
-    build_index([shared_data / "civic_corpus" / "snapshots"], out)
-    return out
 
 
 def _questions(shared_data: Path, n: int) -> list[dict[str, str]]:

@@ -54,6 +54,7 @@ _ISOFORM = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(V\d{1,2})\b")
 _FUSION = re.compile(r"\b([A-Z][A-Z0-9]{1,9})[-:/]([A-Z][A-Z0-9]{1,9})\s+fusion|"
                      r"\b([A-Z][A-Z0-9]{2,9})-([A-Z][A-Z0-9]{2,9})\b")
 _EXON = re.compile(r"\b([A-Z][A-Z0-9]{1,9})\s+exon\s+(\d{1,3})\s+(deletion|insertion|skipping|mutation)s?\b", re.I)
+_TERM_WORD = re.compile(r"[a-z0-9][a-z0-9+-]*")
 _HISTONE = re.compile(r"\b(H3(?:\.[13])?)\s*(K27M|G34[RVW]|K36M)\b")
 
 
@@ -155,10 +156,11 @@ class Lexicon:
                     self.acronyms.setdefault("".join(w[0] for w in words).upper(), ent)
 
     def _term(self, ent: Entity) -> None:
-        key = ent.label.lower()
-        if key not in self.terms:
+        # keyed by the words a question is read as ("Paget's" -> "paget s", "A/B" -> "a b")
+        key = " ".join(_TERM_WORD.findall(ent.label.lower()))
+        if key and key not in self.terms:
             self.terms[key] = ent
-            self.max_term_words = max(self.max_term_words, min(8, len(key.split())))
+            self.max_term_words = max(self.max_term_words, min(20, len(key.split())))
 
     def _variants(self, question: str, found: dict[str, Entity]) -> None:
         tokens = re.findall(r"[A-Za-z0-9.*]+", question)
@@ -215,7 +217,7 @@ class Lexicon:
                     break
             i += 1
         if self.terms:
-            words = re.findall(r"[a-z0-9][a-z0-9+-]*", question.lower())
+            words = _TERM_WORD.findall(question.lower())
             i = 0
             while i < len(words):
                 for n in range(min(self.max_term_words, len(words) - i), 0, -1):

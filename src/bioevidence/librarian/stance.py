@@ -6,7 +6,8 @@ as a claim: its content terms (the judge's weighted terms), whether it is negate
 resistant, improved/worse, …). A sentence that shares less than ``min_overlap`` of the claim's
 term weight is ``neutral``. Otherwise it ``contradicts`` when its polarity differs from the claim's
 (a negation or a null finding — "not associated", "no significant difference", "did not",
-"failed to" — against an affirmative claim, or the reverse) or when it uses the opposite
+"failed to" — against an affirmative claim, or the reverse; "a lack of response", "no benefit",
+"refractory" are read as resistance, a direction, not as a negation) or when it uses the opposite
 direction word of one the claim uses; else it ``supports``. Measured on SciFact train
 (``tools/eval_scifact.py``): see docs/librarian.md. It reads words, not meaning: hedges,
 comparisons and double negations fool it.
@@ -43,6 +44,17 @@ _PAIRS = [("increase", "decrease"), ("higher", "lower"), ("more", "less"), ("enh
           ("induc", "prevent"), ("rise", "fall"), ("accelerat", "delay"), ("prolong", "shorten")]
 
 
+# Phrases whose negation is a direction, not a null finding: "a lack of response" is resistance.
+_AS_RESISTANCE = re.compile(r"\b(?:(?:a )?lack of|no|absence of|without|poor) (?:clinical )?"
+                            r"(?:response|benefit|sensitivity)\b|\b(?:non-?respon\w*|unresponsive\w*|refractory)\b",
+                            re.I)
+
+
+def _reading(text: str) -> str:
+    """The text with phrases that state resistance through a negation written as ``resistance``."""
+    return _AS_RESISTANCE.sub("resistance", text)
+
+
 def _polarity(text: str) -> bool:
     """True when the text states a negated or null finding."""
     return bool(_NEGATION.search(text))
@@ -72,7 +84,8 @@ class ClaimReading:
         weights = {t: w for t, w in terms.weights.items() if t in own} if terms is not None else {t: 1.0 for t in own}
         for word in ("not", "no", "associ", "effect", "role"):
             weights.pop(stem(word), None)
-        return cls(weights, _polarity(question), frozenset(_directions(question)))
+        reading = _reading(question)
+        return cls(weights, _polarity(reading), frozenset(_directions(reading)))
 
 
 def lexical_stance(sentence: str, claim: ClaimReading, min_overlap: float = 0.65) -> str:
@@ -85,9 +98,10 @@ def lexical_stance(sentence: str, claim: ClaimReading, min_overlap: float = 0.65
     overlap = min(1.0, sum(w for t, w in claim.terms.items() if t in tokens) / total)
     if overlap < min_overlap:
         return "neutral"
-    if _polarity(sentence) != claim.negated:
+    reading = _reading(sentence)
+    if _polarity(reading) != claim.negated:
         return "contradicts"
-    mine = _directions(sentence)
+    mine = _directions(reading)
     for key in claim.directions:
         other = key[:-1] + ("b" if key.endswith("a") else "a")
         if other in mine and key not in mine:
@@ -150,11 +164,12 @@ class LLMStance:
             return {"calls": 1, "labelled": 0, "error": exc.message}
         reply = exchange.value
         by_id = {f"S{n + 1}": span for n, span in enumerate(spans)}
-        labelled = 0
+        labelled: set[str] = set()
         for entry in reply.get("stances", []) if isinstance(reply, dict) else []:
-            span = by_id.get(str(entry.get("id"))) if isinstance(entry, dict) else None
-            if span is not None and entry.get("stance") in STANCES:
+            sid = str(entry.get("id")) if isinstance(entry, dict) else ""
+            span = by_id.get(sid)
+            if span is not None and sid not in labelled and entry.get("stance") in STANCES:  # the first label wins
                 span.stance = entry["stance"]
                 span.stance_by = "llm"
-                labelled += 1
-        return {"calls": 1, "labelled": labelled}
+                labelled.add(sid)
+        return {"calls": 1, "labelled": len(labelled)}

@@ -104,8 +104,13 @@ class Article:
     markers: frozenset[str] = frozenset()
 
     def by_id(self, passage_id: str) -> Passage | None:
+        """The passage with this id; else the first one that answers to it (a section id, or the
+        0.8.0 position of an element nested in it)."""
         for passage in self.passages:
-            if passage.id == passage_id or passage_id in passage.aliases:
+            if passage.id == passage_id:
+                return passage
+        for passage in self.passages:
+            if passage_id in passage.aliases:
                 return passage
         return None
 
