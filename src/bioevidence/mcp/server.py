@@ -172,7 +172,8 @@ def tool_list(services: Services) -> list[Tool]:
     def ask(
         question: Annotated[str, Field(description="A question in plain language.", min_length=1,
                                        max_length=2000)],
-        top_k: Annotated[int, Field(description="Most evidence items returned.", ge=1, le=200)] = 10,
+        top_k: Annotated[int, Field(description="The librarian's top_k, as `bioevidence ask --top-k`.", ge=1,
+                                    le=200)] = 10,
     ) -> AskOut:
         """Find evidence in the local index: ranked verbatim sentences from pinned papers, each with its
         locator and the SHA-256 of its paper, plus source_artifacts and evidence_items ready for a record."""

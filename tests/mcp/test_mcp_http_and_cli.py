@@ -1,0 +1,82 @@
+"""``bioevidence mcp`` as a command: the bearer token over HTTP, what it refuses to start with,
+the missing extra, and that ``import bioevidence`` never loads the SDK."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx2
+from mcp_harness import TOKEN, HttpServer, server_env
+
+REPO = Path(__file__).resolve().parents[2]
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "raw", "version": "0"}}}
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _post(url: str, **headers: str) -> httpx2.Response:
+    return httpx2.post(url, json=INITIALIZE, headers={**HEADERS, **headers}, timeout=30)
+
+
+def test_http_needs_the_bearer_token_from_the_environment(http_server: HttpServer) -> None:
+    assert http_server.url.startswith("http://127.0.0.1:") and http_server.url.endswith("/mcp")
+    assert "bearer token required" in http_server.log.read_text()
+    for headers in ({}, {"Authorization": "Bearer wrong-token-of-forty-characters-xxxxxx"},
+                    {"Authorization": TOKEN}):
+        refused = _post(http_server.url, **headers)
+        assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
+    assert _post(http_server.url, Authorization=f"Bearer {TOKEN}").status_code == 200
+    # DNS rebinding: a page on another origin cannot reach the loopback server, even holding the token
+    foreign = _post(http_server.url, Authorization=f"Bearer {TOKEN}", Host="attacker.example")
+    assert foreign.status_code in (400, 403, 421)
+
+
+def _mcp(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bioevidence", "mcp", *args], capture_output=True, text=True,
+                          env=env, timeout=120, stdin=subprocess.DEVNULL, check=False)
+
+
+def test_it_will_not_serve_beyond_loopback_without_a_token_or_with_a_short_one(tmp_path: Path) -> None:
+    env = server_env(tmp_path / "home", tmp_path / "cache")
+    for args, extra, words in [
+        (["--http", "--host", "0.0.0.0"], {}, "BIOEVIDENCE_MCP_TOKEN"),
+        (["--http"], {"BIOEVIDENCE_MCP_TOKEN": "short"}, "at least 16"),
+        (["--port", "9999"], {}, "--port is for --http"),
+        (["--index", str(tmp_path / "no-such-index")], {}, "--index"),
+        (["--profile", "/etc/passwd"], {}, "profile"),
+    ]:
+        done = _mcp(args, {**env, **extra})
+        assert done.returncode == 3 and done.stdout == "", (args, done.stderr)
+        line = done.stderr.strip().splitlines()[0]
+        assert words in json.loads(line)["message"], (args, line)
+
+
+def test_without_the_extra_it_prints_one_line_naming_it(tmp_path: Path) -> None:
+    probe = ("import sys; sys.modules['mcp'] = None; from bioevidence.cli import main; "
+             "sys.exit(main(['mcp']))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False,
+                          cwd=REPO)
+    assert done.returncode == 3 and done.stdout == ""
+    [line] = done.stderr.strip().splitlines()
+    assert "pip install 'bioevidence[mcp]'" in json.loads(line)["message"]
+
+
+SDK = {"mcp", "mcp_types", "starlette", "uvicorn", "sse_starlette"}
+
+
+def _loaded_after(code: str) -> set[str]:
+    probe = f"import sys; {code}; print('MODULES', ' '.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False, cwd=REPO,
+                         timeout=60).stdout
+    return {name.split(".")[0] for name in out.rsplit("MODULES", 1)[1].split()}
+
+
+def test_import_bioevidence_and_the_cli_never_load_the_sdk() -> None:
+    assert _loaded_after("import bioevidence") & SDK == set()
+    assert _loaded_after("import bioevidence.mcp, bioevidence.mcp.config") & SDK == set()
+    assert _loaded_after("from bioevidence.cli import main; main(['--help'])") & SDK == set()
+    assert _loaded_after("from bioevidence.cli import main; main(['validate', 'examples/records'])") & SDK == set()
