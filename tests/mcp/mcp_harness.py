@@ -28,9 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from lxml import etree
-from mcp_types import CallToolResult
-
 from mcp import Client, StdioServerParameters
+from mcp_types import CallToolResult
 
 TOKEN = "t0ken-for-tests-" + "9" * 24
 

@@ -3,7 +3,9 @@ the missing extra, and that ``import bioevidence`` never loads the SDK."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -80,3 +82,25 @@ def test_import_bioevidence_and_the_cli_never_load_the_sdk() -> None:
     assert _loaded_after("import bioevidence.mcp, bioevidence.mcp.config") & SDK == set()
     assert _loaded_after("from bioevidence.cli import main; main(['--help'])") & SDK == set()
     assert _loaded_after("from bioevidence.cli import main; main(['validate', 'examples/records'])") & SDK == set()
+
+
+def test_connections_to_the_http_socket_get_tcp_nodelay() -> None:
+    """Regression: a socket made without IPPROTO_TCP left Nagle on, +40 ms a call over HTTP."""
+    from bioevidence.mcp.server import listen
+
+    async def accepted_nodelay() -> int:
+        sock = listen("127.0.0.1", 0)
+        got: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            got.set_result(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(on_connect, sock=sock)
+        async with server:
+            _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            value = await asyncio.wait_for(got, 10)
+            writer.close()
+        return value
+
+    assert asyncio.run(accepted_nodelay()) == 1

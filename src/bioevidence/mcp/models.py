@@ -112,7 +112,9 @@ class ItemOut(BaseModel):
     title: str | None = None
     year: Any = None
     text: str = Field(description="Verbatim text of the pinned paper.")
-    locator: str
+    locator: str = Field(description="<work>#<passage id>: get_passage reads the passage.")
+    start: int | None = Field(default=None, description="Offset of text in the passage's printed text.")
+    end: int | None = Field(default=None, description="End offset of text in the passage's printed text.")
     sha256: str = Field(description="SHA-256 of the pinned paper the text is from.")
     retracted: bool = False
     expression_of_concern: bool = False

@@ -279,14 +279,14 @@ def check_http(host: str, token: str | None) -> None:
                                  "token (or serve on 127.0.0.1)")
 
 
-def run_http(services: Services, host: str, port: int, token: str | None, path: str = "/mcp") -> None:
-    """Serve streamable HTTP on ``host:port`` (port 0: any free port); the URL goes to stderr."""
-    import anyio
-    import uvicorn
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: any free port).
 
-    check_http(host, token)
+    Created with ``IPPROTO_TCP``: asyncio sets ``TCP_NODELAY`` only on accepted sockets whose
+    protocol says TCP, and without it Nagle's algorithm meets the client's delayed ACK and every
+    call waits ~40 ms (measured: 48 ms a ``validate_record`` over HTTP, 10 ms with it)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
@@ -294,6 +294,16 @@ def run_http(services: Services, host: str, port: int, token: str | None, path: 
         sock.close()
         raise ConfigurationError(f"cannot listen on {host}:{port}: {exc.strerror}; choose another --port") from exc
     sock.listen(128)
+    return sock
+
+
+def run_http(services: Services, host: str, port: int, token: str | None, path: str = "/mcp") -> None:
+    """Serve streamable HTTP on ``host:port`` (port 0: any free port); the URL goes to stderr."""
+    import anyio
+    import uvicorn
+
+    check_http(host, token)
+    sock = listen(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}{path}"
