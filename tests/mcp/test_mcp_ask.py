@@ -33,8 +33,10 @@ def test_ask_returns_ranked_verbatim_evidence_pinned_by_hash(librarian: SyncClie
                                                              corpus: Path) -> None:
     question = civic["row"]["evidence_statement"]
     out = librarian.ok("ask", {"question": question, "top_k": 5})
-    assert out["question"] == question and out["items"]
-    assert len({item["doc_id"] for item in out["items"]}) <= 5
+    assert out["question"] == question and 1 <= len(out["items"]) <= 5  # top_k counts sentences
+    assert {item["stance"] for item in out["items"]} <= {"supports", "contradicts", "neutral"}
+    assert all(item["stance_by"] == "lexical" and not item["retracted"] for item in out["items"])
+    assert {p["doc_id"] for p in out["papers"]} >= {item["doc_id"] for item in out["items"]}
     assert [item["rank"] for item in out["items"]] == list(range(1, len(out["items"]) + 1))
     pinned = {w["fulltext_sha256"] or w["metadata_sha256"]
               for w in json.loads((corpus / "literature.json").read_text())["works"].values()}
@@ -54,3 +56,12 @@ def test_every_quote_ask_returns_is_the_slice_of_the_passage_get_passage_reads(l
         [passage] = librarian.ok("get_passage", {"work": work, "locator": f"#{anchor}"})["passages"]
         assert passage["sha256"] == item["sha256"] and passage["id"] == item["paragraph_id"]
         assert passage["text"][item["start"]:item["end"]] == item["text"]  # byte for byte, at its offsets
+
+
+def test_ask_bounds_papers_and_refuses_bad_arguments(librarian: SyncClient, civic: dict[str, Any]) -> None:
+    out = librarian.ok("ask", {"question": civic["row"]["evidence_statement"], "top_k": 8, "papers": 1})
+    assert len({item["doc_id"] for item in out["items"]}) == 1
+    for arguments, field in [({"question": "x", "papers": 0}, "papers"), ({"question": "x", "top_k": 201}, "top_k"),
+                             ({"question": "x", "include_retracted": "maybe"}, "include_retracted")]:
+        error = librarian.error("ask", arguments)
+        assert error["error"] == "usage_error" and field in error["message"]

@@ -116,6 +116,9 @@ class ItemOut(BaseModel):
     start: int | None = Field(default=None, description="Offset of text in the passage's printed text.")
     end: int | None = Field(default=None, description="End offset of text in the passage's printed text.")
     sha256: str = Field(description="SHA-256 of the pinned paper the text is from.")
+    stance: Literal["supports", "contradicts", "neutral"] | None = Field(
+        default=None, description="The sentence's stance towards the question read as a claim.")
+    stance_by: str | None = Field(default=None, description="lexical (offline) or llm.")
     retracted: bool = False
     expression_of_concern: bool = False
 
@@ -125,5 +128,7 @@ class AskOut(BaseModel):
     fallback: str | None
     plan: dict[str, Any]
     items: list[ItemOut]
+    papers: list[dict[str, Any]] = Field(description="The papers the items come from, best first, with flags.")
+    withheld_retracted: list[dict[str, Any]] = Field(description="Retracted papers whose sentences were left out.")
     source_artifacts: list[dict[str, Any]]
     evidence_items: list[dict[str, Any]]

@@ -170,14 +170,19 @@ def tool_list(services: Services) -> list[Tool]:
         return GroundOut.model_validate(tools.ground(services, record, refresh))
 
     def ask(
-        question: Annotated[str, Field(description="A question in plain language.", min_length=1,
-                                       max_length=2000)],
-        top_k: Annotated[int, Field(description="The librarian's top_k, as `bioevidence ask --top-k`.", ge=1,
+        question: Annotated[str, Field(description="A question in plain language (read as a claim for stance).",
+                                       min_length=1, max_length=2000)],
+        top_k: Annotated[int, Field(description="Sentences returned (as `bioevidence ask --top-k`).", ge=1,
                                     le=200)] = 10,
+        papers: Annotated[int | None, Field(description="Most papers the sentences come from (default: the "
+                                            "librarian's).", ge=1, le=200)] = None,
+        include_retracted: Annotated[bool, Field(description="Also return sentences of retracted papers "
+                                                 "(flagged); by default they are withheld and listed.")] = False,
     ) -> AskOut:
-        """Find evidence in the local index: ranked verbatim sentences from pinned papers, each with its
-        locator and the SHA-256 of its paper, plus source_artifacts and evidence_items ready for a record."""
-        return AskOut.model_validate(tools.ask(services, question, top_k))
+        """Find evidence in the local index: the question's best verbatim sentences across the pinned papers,
+        each with its stance (supports / contradicts / neutral), locator, offsets into its passage and the
+        SHA-256 of its paper, plus source_artifacts and evidence_items ready for a record."""
+        return AskOut.model_validate(tools.ask(services, question, top_k, papers, include_retracted))
 
     model = services.config.planner == "llm" or services.config.judge == "llm"
     return [

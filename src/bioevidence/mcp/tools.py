@@ -196,12 +196,14 @@ def ground(services: Services, record: dict[str, Any], refresh: bool = False) ->
 
 # -- the librarian ------------------------------------------------------------------------------
 
-def ask(services: Services, question: str, top_k: int = 10) -> dict[str, Any]:
-    """Ranked verbatim evidence for a question, each item pinned by the hash of its paper."""
+def ask(services: Services, question: str, top_k: int = 10, papers: int | None = None,
+        include_retracted: bool = False) -> dict[str, Any]:
+    """Ranked verbatim sentences for a question (``top_k`` sentences from at most ``papers`` papers),
+    each with its stance and the hash of its pinned paper; retracted papers only when asked for."""
     if not question.strip():
         raise InputError("the question is empty")
     librarian = services.librarian()
     with services.ask_lock:
-        answer = librarian.ask(question, top_k=top_k).to_json()
-    return {key: answer[key] for key in ("question", "fallback", "plan", "items", "source_artifacts",
-                                         "evidence_items")}
+        answer = librarian.ask(question, top_k=top_k, papers=papers, include_retracted=include_retracted).to_json()
+    return {key: answer[key] for key in ("question", "fallback", "plan", "items", "papers", "withheld_retracted",
+                                         "source_artifacts", "evidence_items")}
