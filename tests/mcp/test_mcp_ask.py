@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -65,3 +67,59 @@ def test_ask_bounds_papers_and_refuses_bad_arguments(librarian: SyncClient, civi
                              ({"question": "x", "include_retracted": "maybe"}, "include_retracted")]:
         error = librarian.error("ask", arguments)
         assert error["error"] == "usage_error" and field in error["message"]
+
+
+def test_answer_cites_only_items_the_gate_verified(librarian: SyncClient, civic: dict[str, Any]) -> None:
+    question = civic["row"]["evidence_statement"]
+    found = librarian.ok("ask", {"question": question, "top_k": 10})
+    out = librarian.ok("answer", {"question": question, "top_k": 10})
+    assert out["mode"] == "extractive" and out["question"] == question
+    assert re.fullmatch(r"\d+ papers? support, \d+ papers? contradict, \d+ papers? neutral", out["verdict"]) or \
+        out["verdict"].startswith("Insufficient evidence")
+    by_rank = {item["rank"]: item for item in found["items"]}
+    # every item of the pinned corpus verifies: nothing left out, every cited number admitted
+    assert out["left_out"] == [] and out["admitted_items"] == sorted(by_rank)
+    for sentence in out["sentences"]:
+        assert sentence["cites"] and set(sentence["cites"]) <= set(out["admitted_items"])
+        for rank in sentence["cites"]:
+            assert by_rank[rank]["text"] in sentence["text"]
+            assert by_rank[rank]["stance"] in sentence["text"]
+    assert sum(out["papers_by_stance"].values()) == len({by_rank[r]["doc_id"] for r in out["admitted_items"]})
+
+
+def test_answer_leaves_out_what_the_servers_store_does_not_pin(index: Path, mcp_cache: Path, tmp_path: Path,
+                                                               civic: dict[str, Any]) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "literature.json").write_text('{"version": 1, "works": {}}\n')
+    client = stdio_client(["--snapshot-dir", str(store), "--index", str(index)],
+                          server_env(tmp_path / "home", mcp_cache))
+    try:
+        out = client.ok("answer", {"question": civic["row"]["evidence_statement"]})
+        assert out["admitted_items"] == [] and out["sentences"] == [] and out["items"] == []
+        assert out["verdict"].startswith("Insufficient evidence") and out["left_out"]
+        assert all(left["why"].startswith("BEV015") for left in out["left_out"]), out["left_out"]
+    finally:
+        client.close()
+
+
+def test_answer_quotes_the_supporting_and_contradicting_sentences_by_paper(librarian: SyncClient,
+                                                                           shared_data: Path) -> None:
+    with gzip.open(shared_data / "civic_corpus" / "civic-evidence.jsonl.gz", "rt") as handle:
+        statements = [json.loads(line)["evidence_statement"] for line in handle][:60]
+    for question in statements:  # the first CIViC statement the librarian finds a stance on
+        found = librarian.ok("ask", {"question": question})
+        stances = {item["stance"] for item in found["items"]} - {"neutral"}
+        if stances:
+            break
+    else:
+        raise AssertionError("no CIViC statement with a supporting or contradicting sentence")
+    out = librarian.ok("answer", {"question": question})
+    assert not out["verdict"].startswith("Insufficient") and out["sentences"]
+    by_rank = {item["rank"]: item for item in found["items"]}
+    # a paper counts with the stance of its best-ranked non-neutral sentence
+    sides = {side for side in ("supports", "contradicts") if out["papers_by_stance"][side]}
+    assert sides and sides <= stances
+    for sentence in out["sentences"]:
+        [stance] = {by_rank[rank]["stance"] for rank in sentence["cites"]}  # one stance per quoted paper
+        assert f" {stance}: " in sentence["text"] and len({by_rank[r]["doc_id"] for r in sentence["cites"]}) == 1

@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp_harness import SyncClient, altered, civic_record, sha256_of_pinned
 
-TOOLS = {"ask", "validate_record", "revise_step", "get_passage", "ground"}
+TOOLS = {"ask", "answer", "validate_record", "revise_step", "get_passage", "ground"}
 
 
 def test_tools_have_closed_input_schemas_and_output_schemas(server: SyncClient) -> None:
@@ -30,7 +30,7 @@ def test_tools_have_closed_input_schemas_and_output_schemas(server: SyncClient) 
     ground = listed["ground"]
     assert ground.annotations.open_world_hint is True and ground.annotations.read_only_hint is False
     assert "network" in ground.annotations.title.lower() and ground.description.startswith("NETWORK")
-    for name in TOOLS - {"ground", "ask"}:
+    for name in TOOLS - {"ground"}:
         assert listed[name].annotations.open_world_hint is False and listed[name].annotations.read_only_hint
 
 

@@ -132,3 +132,28 @@ class AskOut(BaseModel):
     withheld_retracted: list[dict[str, Any]] = Field(description="Retracted papers whose sentences were left out.")
     source_artifacts: list[dict[str, Any]]
     evidence_items: list[dict[str, Any]]
+
+
+class SentenceOut(BaseModel):
+    text: str
+    cites: list[int] = Field(description="Item numbers (rank in items) the sentence rests on.")
+
+
+class LeftOutOut(BaseModel):
+    item: int
+    why: str
+
+
+class AnswerOut(BaseModel):
+    """A cited answer: every cited item was verified by the gate against the pinned papers."""
+
+    question: str
+    mode: Literal["extractive", "model"]
+    verdict: str = Field(description="Papers counted by stance, or 'Insufficient evidence: …'.")
+    sentences: list[SentenceOut]
+    admitted_items: list[int] = Field(description="Item numbers the gate verified (the only ones cited).")
+    left_out: list[LeftOutOut] = Field(description="Items the gate did not verify, and why.")
+    dropped_sentences: list[dict[str, Any]]
+    papers_by_stance: dict[str, int]
+    record_status: str | None = None
+    items: list[ItemOut] = Field(description="The verified items, by number.")

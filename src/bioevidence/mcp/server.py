@@ -31,7 +31,7 @@ from pydantic import AnyHttpUrl, Field, ValidationError
 from .._version import __version__
 from ..errors import BioevidenceError, ConfigurationError, safe_message
 from . import tools
-from .models import AskOut, GroundOut, PassagesOut, ReviseStepOut, ValidationOut
+from .models import AnswerOut, AskOut, GroundOut, PassagesOut, ReviseStepOut, ValidationOut
 from .services import Services
 
 T = TypeVar("T")
@@ -184,9 +184,23 @@ def tool_list(services: Services) -> list[Tool]:
         SHA-256 of its paper, plus source_artifacts and evidence_items ready for a record."""
         return AskOut.model_validate(tools.ask(services, question, top_k, papers, include_retracted))
 
+    def answer(
+        question: Annotated[str, Field(description="A question in plain language (read as a claim).", min_length=1,
+                                       max_length=2000)],
+        top_k: Annotated[int, Field(description="Sentences considered (as ask).", ge=1, le=200)] = 10,
+        papers: Annotated[int | None, Field(description="Most papers considered (as ask).", ge=1, le=200)] = None,
+        max_papers: Annotated[int, Field(description="Papers quoted per stance in the answer.", ge=1,
+                                         le=20)] = 3,
+    ) -> AnswerOut:
+        """A cited answer to a question: a verdict counting papers by stance, then the best supporting and
+        contradicting sentences grouped by paper, each citing its items. Every cited item was first verified
+        by the gate against the pinned papers; items it did not verify are left out and named."""
+        return AnswerOut.model_validate(tools.answer(services, question, top_k, papers, max_papers))
+
     model = services.config.planner == "llm" or services.config.judge == "llm"
     return [
         _tool(ask, "Find verbatim evidence", network=model),
+        _tool(answer, "Answer with cited, gate-verified evidence", network=model),
         _tool(validate_record, "Validate a record"),
         _tool(revise_step, "One round of the feedback loop"),
         _tool(get_passage, "Read a pinned passage"),

@@ -207,3 +207,16 @@ def ask(services: Services, question: str, top_k: int = 10, papers: int | None =
         answer = librarian.ask(question, top_k=top_k, papers=papers, include_retracted=include_retracted).to_json()
     return {key: answer[key] for key in ("question", "fallback", "plan", "items", "papers", "withheld_retracted",
                                          "source_artifacts", "evidence_items")}
+
+
+def answer(services: Services, question: str, top_k: int = 10, papers: int | None = None,
+           max_papers: int = 3) -> dict[str, Any]:
+    """A cited answer: the question's evidence, each cited item verified by the gate first (see
+    :mod:`.answering`, an adapter over ``ask`` until the librarian answers itself)."""
+    from .answering import extractive, verify
+
+    found = ask(services, question, top_k=top_k, papers=papers)
+    grounder = services.literature()
+    with services.gate_lock:
+        admitted, left_out = verify(grounder, found)
+    return extractive(found, admitted, left_out, max_papers=max_papers)
