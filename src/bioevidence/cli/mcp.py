@@ -52,7 +52,7 @@ def mcp(ctx: click.Context, use_http: bool, host: str, port: int, profiles: tupl
         resolver: str, http_deadline: float | None, **grounding: Any) -> None:
     """Serve the librarian, the gate and the loop to agents over MCP (stdio, or --http).
 
-    Tools: ask, validate_record, revise_step, get_passage and ground (the one tool that uses the
+    Tools: ask, answer, validate_record, revise_step, get_passage and ground (the one tool that uses the
     network). Resources: bioevidence://profiles, bioevidence://rules, bioevidence://schema/record.
     The store, grounders, profiles, index and model are configured as for validate, ground and ask
     (--snapshot-dir, else $BIOEVIDENCE_STORE or $BIOEVIDENCE_HOME/store). Needs

@@ -42,8 +42,8 @@ in a record and call validate_record: only an 'admitted' verdict means the gate 
 Fixable findings come back as exact corrections from revise_step (send your revision with the \
 earlier ones in 'previous'); other findings go to a person and cannot be fixed by rewording. \
 Quote papers verbatim: get_passage returns the pinned text behind a locator. ask finds verbatim \
-evidence in the local index. ground is the only tool that uses the network: it pins the papers a \
-record cites. Resources: bioevidence://profiles, bioevidence://rules, bioevidence://schema/record."""
+evidence in the local index; answer cites only evidence the gate verified. ground is the only \
+tool that uses the network: it pins the papers a record cites. Resources: bioevidence://profiles, bioevidence://rules, bioevidence://schema/record."""
 
 RECORD = "An evidence record (JSON object; schema: resource bioevidence://schema/record)."
 PROFILE = ("A built-in profile name (resource bioevidence://profiles) or a profile the server was started "
