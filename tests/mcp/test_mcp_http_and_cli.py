@@ -104,3 +104,18 @@ def test_connections_to_the_http_socket_get_tcp_nodelay() -> None:
         return value
 
     assert asyncio.run(accepted_nodelay()) == 1
+
+
+def test_a_lone_surrogate_sent_by_a_raw_client_never_reaches_a_tool(http_server: HttpServer) -> None:
+    """The SDK's Python client cannot even send "\\ud800"; another client can, as a JSON escape: the
+    SDK's JSON parser refuses it as a JSON-RPC parse error (the tools check again behind it)."""
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with httpx2.Client(timeout=60, headers={**HEADERS, **auth}) as client:
+        opened = client.post(http_server.url, json=INITIALIZE)
+        session = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+        client.post(http_server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+        body = '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "validate_record", ' \
+               '"arguments": {"record": {"record_id": "x\\ud800"}}}}'
+        reply = client.post(http_server.url, content=body.encode(), headers=session)
+    assert reply.status_code == 400 and reply.json()["error"]["code"] == -32700
+    assert "result" not in reply.json()

@@ -137,6 +137,15 @@ def test_malformed_arguments_are_refused_with_one_line(server: SyncClient, civic
     assert unknown["error"] == "usage_error" and "'verbose'" in unknown["message"]
     both = server.error("validate_record", {"record": civic_record(civic), "path": "records/civic.json"})
     assert both["error"] == "input_error"
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(150):
+        node["a"] = {}
+        node = node["a"]
+    for name, arguments in [("validate_record", {"record": deep}), ("revise_step", {"record": deep}),
+                            ("ground", {"record": deep})]:
+        error = server.error(name, arguments)
+        assert error["error"] == "input_error" and "deeper than 100 levels" in error["message"], (name, error)
 
 
 def test_nothing_a_tool_receives_escapes_the_configured_folders(server: SyncClient, workspace: Path,

@@ -41,12 +41,25 @@ def report_view(report: Any) -> dict[str, Any]:
     }
 
 
+def checked(value: Any, what: str = "record") -> Any:
+    """An inline JSON argument held to the limits a record file is held to: at most ``MAX_DEPTH``
+    levels of nesting, no lone surrogates (``InputError`` otherwise, as ``bioevidence validate``)."""
+    from ..io import MAX_DEPTH, check_depth, refuse_surrogates
+
+    try:
+        check_depth(value)
+    except ValueError as exc:
+        raise InputError(f"the {what} nests deeper than {MAX_DEPTH} levels; no record needs that") from exc
+    refuse_surrogates(value, file=what)
+    return value
+
+
 def _record_argument(services: Services, record: dict[str, Any] | None, path: str | None) -> tuple[Any, bool]:
     if (record is None) == (path is None):
         raise InputError("give either 'record' (the record itself) or 'path' (a record file in the workspace)")
     if path is not None:
         return services.read_record(path)
-    return record, True
+    return checked(record), True
 
 
 def validate_record(services: Services, record: dict[str, Any] | None = None, path: str | None = None,
@@ -70,7 +83,7 @@ def revise_step(services: Services, record: dict[str, Any], previous: list[dict[
     """
     from ..loop.revise import revision_flow
 
-    proposals = [*(previous or []), record]
+    proposals = [checked(proposal, "proposal") for proposal in [*(previous or []), record]]
     rounds = rounds or services.config.rounds
     if len(proposals) > rounds:
         raise InputError(f"this would be round {len(proposals)} of a loop of {rounds} rounds; the loop ends "
@@ -179,7 +192,7 @@ def ground(services: Services, record: dict[str, Any], refresh: bool = False) ->
     from ..sources.store import SnapshotStore
 
     folder = services.store_dir()
-    cited = publication_ids(record, file="record")
+    cited = publication_ids(checked(record), file="record")
     config = services.config
     with services.ground_lock:
         store, catalogue = SnapshotStore(folder), Catalogue.load(folder)
