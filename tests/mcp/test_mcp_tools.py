@@ -174,3 +174,29 @@ def test_the_loop_refuses_rounds_past_its_end(server: SyncClient, civic: dict[st
     last = server.ok("revise_step", {"record": bad, "previous": [bad, bad], "rounds": 3})
     assert (last["round"], last["outcome"], last["feedback"]) == (3, "exhausted", [])
     assert last["to_person"] is True
+
+
+def test_a_model_draft_is_built_with_the_pinned_hash_and_what_needs_a_person_is_never_fed_back(
+        server: SyncClient, civic: dict[str, Any]) -> None:
+    row = civic["row"]
+    draft = {
+        "profile": "literature-claim", "uses": ["research_summary"],
+        "statement": {"subject": {"id": civic["hgnc"], "label": civic["gene"], "type": "gene"},
+                      "predicate": "associated_with",
+                      "object": {"id": f"DOID:{row['doid']}", "label": row["disease"], "type": "disease"},
+                      "scope": ["NCBITaxon:9606"]},
+        "sources": [{"id": "paper", "type": "publication", "uri": f"pmid:{civic['pmid']}"}],
+        "evidence": [{"source": "paper", "locator": "body", "text": civic["sentence"], "type": "publication_result",
+                      "scope": ["NCBITaxon:9606"]}],
+    }
+    step = server.ok("revise_step", {"record": draft})
+    [source] = step["record"]["source_artifacts"]
+    assert source["sha256"] == civic["sha256"]  # filled from the server's store
+    assert step["record"]["evidence_items"][0]["extraction_method"] == "llm_extraction"
+    assert step["validation"]["verified_evidence_item_ids"]  # the quote verified ...
+    # ... but research_summary admits no LLM-only evidence: policy, for a person, never fed back
+    assert (step["outcome"], step["to_person"], step["feedback"]) == ("to_person", True, [])
+    assert "policy" in step["routes"]
+    broken = server.ok("revise_step", {"record": {**draft, "evidence": [{"source": "nowhere"}]}})
+    assert broken["outcome"] == "feedback" and broken["record"] is None and broken["error"]
+    assert broken["feedback"] == [f"draft: {broken['error']}"]
