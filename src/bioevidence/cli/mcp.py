@@ -29,7 +29,12 @@ from .gate import _grounder_options, _grounding_options
               help="Folder holding the pinned HGNC and Cell Ontology releases for the librarian.")
 @click.option("--planner", type=click.Choice(["offline", "llm"]), default="offline", show_default=True)
 @click.option("--judge", type=click.Choice(["offline", "llm"]), default="offline", show_default=True)
-@click.option("--model", help="Model name for --planner llm / --judge llm (as the server lists it at /v1/models).")
+@click.option("--stance", type=click.Choice(["offline", "llm"]), default="offline", show_default=True,
+              help="offline: the lexical stance rule; llm: the model labels the sentences ask returns.")
+@click.option("--vocabulary", "vocabularies", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Extra planner vocabulary (as `bioevidence ask --vocabulary`); repeatable.")
+@click.option("--model", help="Model for --planner llm / --judge llm / --stance llm and the answer tool's synthesis "
+                             "(as the server lists it at /v1/models).")
 @click.option("--base-url", help="OpenAI-compatible server for the model [default: $OPENAI_BASE_URL]; the key "
                                  "comes from $OPENAI_API_KEY only.")
 @click.option("--model-timeout", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
@@ -47,7 +52,8 @@ from .gate import _grounder_options, _grounding_options
 @_grounding_options
 @click.pass_context
 def mcp(ctx: click.Context, use_http: bool, host: str, port: int, profiles: tuple[str, ...], no_grounding: bool,
-        index_dir: Path | None, references: Path | None, planner: str, judge: str, model: str | None,
+        index_dir: Path | None, references: Path | None, planner: str, judge: str, stance: str,
+        vocabularies: tuple[Path, ...], model: str | None,
         base_url: str | None, model_timeout: float, workspace: Path | None, rounds: int, email: str | None,
         resolver: str, http_deadline: float | None, **grounding: Any) -> None:
     """Serve the librarian, the gate and the loop to agents over MCP (stdio, or --http).
@@ -77,7 +83,8 @@ def mcp(ctx: click.Context, use_http: bool, host: str, port: int, profiles: tupl
     first = load_profile(profiles[0]) if profiles else None
     chosen = _grounder_options(first, grounding, grounding=not no_grounding)
     config = ServerConfig(grounders=chosen, grounding=not no_grounding, profiles=profiles, index=index_dir,
-                          references=references, planner=planner, judge=judge, model=model, base_url=base_url,
+                          references=references, planner=planner, judge=judge, stance=stance,
+                          vocabularies=vocabularies, model=model, base_url=base_url,
                           model_timeout=model_timeout, workspace=workspace, email=email, resolver=resolver,
                           http_deadline=http_deadline, rounds=rounds)
     services = Services(config)

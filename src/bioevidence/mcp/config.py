@@ -35,6 +35,8 @@ class ServerConfig:
     references: Path | None = None
     planner: str = "offline"
     judge: str = "offline"
+    stance: str = "offline"
+    vocabularies: tuple[Path, ...] = ()
     model: str | None = None
     base_url: str | None = None
     model_timeout: float = 120.0
@@ -45,11 +47,11 @@ class ServerConfig:
     rounds: int = 3
 
     def __post_init__(self) -> None:
-        if self.planner not in PLANNERS or self.judge not in PLANNERS:
-            raise ConfigurationError(f"planner and judge must be one of {', '.join(PLANNERS)}")
-        if "llm" in (self.planner, self.judge) and not self.model:
-            raise ConfigurationError("--planner llm / --judge llm need --model NAME (the name the server lists "
-                                     "at /v1/models)")
+        if not {self.planner, self.judge, self.stance} <= set(PLANNERS):
+            raise ConfigurationError(f"planner, judge and stance must be one of {', '.join(PLANNERS)}")
+        if "llm" in (self.planner, self.judge, self.stance) and not self.model:
+            raise ConfigurationError("--planner llm / --judge llm / --stance llm need --model NAME (the name the "
+                                     "server lists at /v1/models)")
         if self.index is not None and not Path(self.index).is_dir():
             raise ConfigurationError(f"--index {self.index} is not a folder; build one with "
                                      "`bioevidence index build SOURCE... --index DIR`")
@@ -73,6 +75,7 @@ class ServerConfig:
             "index": str(self.index) if self.index is not None else None,
             "planner": self.planner,
             "judge": self.judge,
+            "stance": self.stance,
             "model": self.model,
             "workspace": str(self.workspace) if self.workspace is not None else None,
             "resolver": self.resolver,

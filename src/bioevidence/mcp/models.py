@@ -155,5 +155,8 @@ class AnswerOut(BaseModel):
     left_out: list[LeftOutOut] = Field(description="Items the gate did not verify, and why.")
     dropped_sentences: list[dict[str, Any]]
     papers_by_stance: dict[str, int]
-    record_status: str | None = None
+    record_status: str | None = Field(default=None, description="The gate's verdict on the answer's record.")
     items: list[ItemOut] = Field(description="The verified items, by number.")
+    record: dict[str, Any] | None = Field(description="The evidence record of the answer (profile "
+                                                      "librarian-evidence), as the gate validated it.")
+    validation: ValidationOut | None

@@ -192,15 +192,19 @@ def tool_list(services: Services) -> list[Tool]:
         max_papers: Annotated[int, Field(description="Papers quoted per stance in the answer.", ge=1,
                                          le=20)] = 3,
     ) -> AnswerOut:
-        """A cited answer to a question: a verdict counting papers by stance, then the best supporting and
-        contradicting sentences grouped by paper, each citing its items. Every cited item was first verified
-        by the gate against the pinned papers; items it did not verify are left out and named."""
+        """A cited answer to a question (as `bioevidence answer`): offline, a verdict counting papers by stance
+        and the best supporting and contradicting sentences grouped by paper; with the server's --model, a
+        short synthesis. Every sentence cites item numbers, and the answer's evidence record is validated
+        against the pinned papers first: only items the gate verified are cited, the others are left out
+        and named. Returns the record and the gate's verdict on it too."""
         return AnswerOut.model_validate(tools.answer(services, question, top_k, papers, max_papers))
 
-    model = services.config.planner == "llm" or services.config.judge == "llm"
+    config = services.config
+    model = "llm" in (config.planner, config.judge, config.stance)  # ask talks to the model
+
     return [
         _tool(ask, "Find verbatim evidence", network=model),
-        _tool(answer, "Answer with cited, gate-verified evidence", network=model),
+        _tool(answer, "Answer with cited, gate-verified evidence", network=model or config.model is not None),
         _tool(validate_record, "Validate a record"),
         _tool(revise_step, "One round of the feedback loop"),
         _tool(get_passage, "Read a pinned passage"),

@@ -142,5 +142,6 @@ class Services:
             from ..librarian.librarian import Librarian
 
             self._librarian = Librarian(self.config.index, references=self.config.references,
-                                        planner=self.config.planner, judge=self.config.judge, llm=self.llm())
+                                        vocabularies=self.config.vocabularies, planner=self.config.planner,
+                                        judge=self.config.judge, llm=self.llm())
         return self._librarian

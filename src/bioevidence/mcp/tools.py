@@ -209,27 +209,40 @@ def ground(services: Services, record: dict[str, Any], refresh: bool = False) ->
 
 # -- the librarian ------------------------------------------------------------------------------
 
-def ask(services: Services, question: str, top_k: int = 10, papers: int | None = None,
-        include_retracted: bool = False) -> dict[str, Any]:
-    """Ranked verbatim sentences for a question (``top_k`` sentences from at most ``papers`` papers),
-    each with its stance and the hash of its pinned paper; retracted papers only when asked for."""
+def _asked(services: Services, question: str, top_k: int, papers: int | None, include_retracted: bool) -> Any:
+    """The librarian's ``Answer`` (stance relabelled by the model with ``--stance llm``, as the CLI does)."""
     if not question.strip():
         raise InputError("the question is empty")
     librarian = services.librarian()
     with services.ask_lock:
-        answer = librarian.ask(question, top_k=top_k, papers=papers, include_retracted=include_retracted).to_json()
-    return {key: answer[key] for key in ("question", "fallback", "plan", "items", "papers", "withheld_retracted",
-                                         "source_artifacts", "evidence_items")}
+        found = librarian.ask(question, top_k=top_k, papers=papers, include_retracted=include_retracted)
+        if services.config.stance == "llm":
+            from ..librarian.stance import LLMStance
+
+            found.debug["stance"] = LLMStance(services.llm()).label(found)
+    return found
+
+
+def ask(services: Services, question: str, top_k: int = 10, papers: int | None = None,
+        include_retracted: bool = False) -> dict[str, Any]:
+    """Ranked verbatim sentences for a question (``top_k`` sentences from at most ``papers`` papers),
+    each with its stance and the hash of its pinned paper; retracted papers only when asked for."""
+    found = _asked(services, question, top_k, papers, include_retracted).to_json()
+    return {key: found[key] for key in ("question", "fallback", "plan", "items", "papers", "withheld_retracted",
+                                        "source_artifacts", "evidence_items")}
 
 
 def answer(services: Services, question: str, top_k: int = 10, papers: int | None = None,
            max_papers: int = 3) -> dict[str, Any]:
-    """A cited answer: the question's evidence, each cited item verified by the gate first (see
-    :mod:`.answering`, an adapter over ``ask`` until the librarian answers itself)."""
-    from .answering import extractive, verify
+    """A cited answer (``librarian.answering.answer_question``, as ``bioevidence answer``): the
+    question's evidence record is validated against the pinned papers first, and only items the
+    gate verified are cited; with ``--model`` a synthesis, else extractive."""
+    from ..librarian.answering import answer_question
 
-    found = ask(services, question, top_k=top_k, papers=papers)
-    grounder = services.literature()
+    found = _asked(services, question, top_k, papers, False)
     with services.gate_lock:
-        admitted, left_out = verify(grounder, found)
-    return extractive(found, admitted, left_out, max_papers=max_papers)
+        cited, record, report = answer_question(found, llm=services.llm(), max_papers=max_papers)
+    out = cited.to_json()
+    items = {item["rank"]: item for item in found.items()}
+    return {**out, "items": [items[n] for n in out["admitted_items"]], "record": record,
+            "validation": report_view(report) if report is not None else None}
