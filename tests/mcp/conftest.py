@@ -38,6 +38,10 @@ from mcp_harness import (
     text_paragraphs,
 )
 
+from bioevidence.cli import main
+from loopback import LoopbackServer
+from sources.replay import serve_civic_ncbi, serve_pubmed_efetch
+
 # -- real data ----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
@@ -74,6 +78,34 @@ def civic(shared_data: Path, corpus: Path) -> dict[str, Any]:
                     "sha256": work["fulltext_sha256"], "jats": raw, "paragraph": paragraph, "sentence": sentence,
                     "title": summary["result"][row["citation_id"]]["title"]}
     raise AssertionError("no CIViC statement with a text-only paragraph in its pinned paper")
+
+
+@pytest.fixture(scope="session")
+def index(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A librarian index of the pinned CIViC corpus (`bioevidence index build`)."""
+    folder = tmp_path_factory.mktemp("index") / "ix"
+    assert main(["index", "build", str(corpus), "--index", str(folder)]) == 0
+    return folder
+
+
+@pytest.fixture(scope="session")
+def librarian(index: Path, corpus: Path, mcp_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
+        SyncClient]:
+    """A stdio server over the corpus and its index (ask, answer)."""
+    client = stdio_client(["--snapshot-dir", str(corpus), "--index", str(index)],
+                          server_env(tmp_path_factory.mktemp("home"), mcp_cache))
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def replay(corpus: Path, shared_data: Path) -> Iterator[LoopbackServer]:
+    """E-utilities on 127.0.0.1: esummary and efetch db=pmc from the recorded CIViC responses, efetch
+    db=pubmed from api_responses/pubmed_efetch."""
+    with LoopbackServer() as server:
+        serve_civic_ncbi(server, corpus)
+        serve_pubmed_efetch(server, shared_data)
+        yield server
 
 
 @pytest.fixture(scope="module")

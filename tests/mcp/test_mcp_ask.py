@@ -6,30 +6,12 @@ import gzip
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from mcp_harness import SyncClient, server_env, stdio_client
 
 from bioevidence.cli import main
-
-
-@pytest.fixture(scope="module")
-def index(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("index") / "ix"
-    assert main(["index", "build", str(corpus), "--index", str(folder)]) == 0
-    return folder
-
-
-@pytest.fixture(scope="module")
-def librarian(index: Path, corpus: Path, mcp_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
-        SyncClient]:
-    client = stdio_client(["--snapshot-dir", str(corpus), "--index", str(index)],
-                          server_env(tmp_path_factory.mktemp("home"), mcp_cache))
-    yield client
-    client.close()
 
 
 def test_ask_returns_ranked_verbatim_evidence_pinned_by_hash(librarian: SyncClient, civic: dict[str, Any],

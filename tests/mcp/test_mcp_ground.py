@@ -16,17 +16,6 @@ import pytest
 from mcp_harness import SyncClient, civic_record, server_env, stdio_client
 
 from loopback import Fault, LoopbackServer
-from sources.replay import serve_civic_ncbi, serve_pubmed_efetch
-
-
-@pytest.fixture(scope="module")
-def replay(corpus: Path, shared_data: Path) -> Iterator[LoopbackServer]:
-    """E-utilities on 127.0.0.1: esummary and efetch db=pmc from the recorded CIViC responses, efetch
-    db=pubmed from api_responses/pubmed_efetch."""
-    with LoopbackServer() as server:
-        serve_civic_ncbi(server, corpus)
-        serve_pubmed_efetch(server, shared_data)
-        yield server
 
 
 @pytest.fixture(scope="module")

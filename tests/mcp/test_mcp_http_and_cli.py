@@ -37,6 +37,17 @@ def test_http_needs_the_bearer_token_from_the_environment(http_server: HttpServe
     assert foreign.status_code in (400, 403, 421)
 
 
+def test_the_token_verifier_accepts_the_configured_token_only() -> None:
+    """What the SDK's bearer middleware asks on every request (the 401s above come from a None here)."""
+    from bioevidence.mcp.server import StaticToken
+
+    verifier = StaticToken(TOKEN)
+    accepted = asyncio.run(verifier.verify_token(TOKEN))
+    assert accepted is not None and accepted.client_id == "bioevidence-mcp"
+    for wrong in (TOKEN[:-1], TOKEN + "0", TOKEN.upper(), "", "é" * len(TOKEN)):
+        assert asyncio.run(verifier.verify_token(wrong)) is None
+
+
 def _mcp(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "bioevidence", "mcp", *args], capture_output=True, text=True,
                           env=env, timeout=120, stdin=subprocess.DEVNULL, check=False)

@@ -18,18 +18,17 @@ The SDK (``pip install 'bioevidence[mcp]'``) is imported only by ``models.py`` a
 
 from __future__ import annotations
 
-from ..errors import ConfigurationError
+from ..extras import MissingExtraError
 
-INSTALL_HINT = "pip install 'bioevidence[mcp]'"
 TOKEN_ENV = "BIOEVIDENCE_MCP_TOKEN"
 
-__all__ = ["INSTALL_HINT", "TOKEN_ENV", "require_sdk"]
+__all__ = ["TOKEN_ENV", "require_sdk"]
 
 
 def require_sdk() -> None:
-    """Raise ``ConfigurationError`` naming the extra when the MCP SDK is not installed."""
+    """Raise :class:`MissingExtraError` (exit 3, one line naming ``pip install 'bioevidence[mcp]'``) when
+    the MCP SDK is not installed."""
     try:
         import mcp.server  # noqa: F401
     except ImportError as exc:
-        raise ConfigurationError(f"bioevidence mcp needs the MCP SDK, which is not installed: {INSTALL_HINT}") \
-            from exc
+        raise MissingExtraError("mcp", "mcp", what="bioevidence mcp needs the MCP SDK, which") from exc
