@@ -12,6 +12,7 @@ llm            openai, jsonschema                                  ``agent``, ``
                                                                    llm``, the LLM adapter
 schema         linkml-runtime                                      ``schema --generate``
 dask           dask, distributed                                   ``--scheduler``
+mcp            mcp (the official MCP SDK)                          ``mcp`` (the MCP server)
 =============  ==================================================  ==================================
 
 ``all`` installs every extra. To add one (a new server, say): declare it in ``pyproject.toml``,
@@ -35,6 +36,7 @@ MODULES: dict[str, str] = {
     "linkml_runtime": "schema",
     "dask": "dask",
     "distributed": "dask",
+    "mcp": "mcp",
 }
 
 

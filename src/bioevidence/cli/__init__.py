@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "agent": "agent:agent",
     "review": "loop:review",
     "ci": "ci:ci",
+    "mcp": "mcp:mcp",
 }
 
 EXIT_USAGE = 3

@@ -57,10 +57,15 @@ OUTCOMES = ("admitted", "feedback", *sorted(TO_PERSON))
 
 @dataclass(frozen=True)
 class Ask:
-    """What the loop wants next: a proposal from the model, given these feedback lines."""
+    """What the loop wants next: a proposal from the model, given these feedback lines.
+
+    ``last`` is the attempt those lines come from (``None`` before the first round), so a
+    caller driving the loop one step at a time (the MCP server's ``revise_step``) sees the
+    attempt the loop decided to feed back."""
 
     round: int
     feedback: tuple[str, ...]
+    last: Attempt | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -339,7 +344,7 @@ def revision_flow(validator: Any, rounds: int = 3, *,
     verified: frozenset[str] = frozenset()
     judged: tuple[Any, Any, Any] | None = None  # the claim once a judgment finding appeared
     for number in range(1, rounds + 1):
-        proposal = yield Ask(number, feedback)
+        proposal = yield Ask(number, feedback, attempts[-1] if attempts else None)
         if proposal is None:
             if attempts and attempts[-1].outcome == "feedback":
                 attempts[-1] = replace(attempts[-1], outcome="stopped", reason="the proposer stopped")

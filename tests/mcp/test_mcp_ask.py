@@ -1,0 +1,126 @@
+"""``ask`` over a local index of the pinned CIViC corpus, through the SDK client (stdio)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from mcp_harness import SyncClient, server_env, stdio_client
+
+from bioevidence.cli import main
+
+
+def test_ask_returns_ranked_verbatim_evidence_pinned_by_hash(librarian: SyncClient, civic: dict[str, Any],
+                                                             corpus: Path) -> None:
+    question = civic["row"]["evidence_statement"]
+    out = librarian.ok("ask", {"question": question, "top_k": 5})
+    assert out["question"] == question and 1 <= len(out["items"]) <= 5  # top_k counts sentences
+    assert {item["stance"] for item in out["items"]} <= {"supports", "contradicts", "neutral"}
+    assert all(item["stance_by"] == "lexical" and not item["retracted"] for item in out["items"])
+    assert {p["doc_id"] for p in out["papers"]} >= {item["doc_id"] for item in out["items"]}
+    assert [item["rank"] for item in out["items"]] == list(range(1, len(out["items"]) + 1))
+    pinned = {w["fulltext_sha256"] or w["metadata_sha256"]
+              for w in json.loads((corpus / "literature.json").read_text())["works"].values()}
+    for item in out["items"]:
+        assert item["sha256"] in pinned and item["text"].strip() and "#" in item["locator"]
+    # the statement's own paper is among the papers found
+    assert any(item["pmid"] == civic["pmid"] for item in out["items"]), [i["pmid"] for i in out["items"]]
+    assert {a["sha256"] for a in out["source_artifacts"]} == {i["sha256"] for i in out["items"]}
+    assert len(out["evidence_items"]) == len(out["items"])
+
+
+def test_every_quote_ask_returns_is_the_slice_of_the_passage_get_passage_reads(librarian: SyncClient,
+                                                                    civic: dict[str, Any]) -> None:
+    out = librarian.ok("ask", {"question": civic["row"]["evidence_statement"], "top_k": 5})
+    for item in out["items"]:
+        work, anchor = item["locator"].split("#", 1)
+        [passage] = librarian.ok("get_passage", {"work": work, "locator": f"#{anchor}"})["passages"]
+        assert passage["sha256"] == item["sha256"] and passage["id"] == item["paragraph_id"]
+        assert passage["text"][item["start"]:item["end"]] == item["text"]  # byte for byte, at its offsets
+
+
+def test_ask_bounds_papers_and_refuses_bad_arguments(librarian: SyncClient, civic: dict[str, Any]) -> None:
+    out = librarian.ok("ask", {"question": civic["row"]["evidence_statement"], "top_k": 8, "papers": 1})
+    assert len({item["doc_id"] for item in out["items"]}) == 1
+    for arguments, field in [({"question": "x", "papers": 0}, "papers"), ({"question": "x", "top_k": 201}, "top_k"),
+                             ({"question": "x", "include_retracted": "maybe"}, "include_retracted")]:
+        error = librarian.error("ask", arguments)
+        assert error["error"] == "usage_error" and field in error["message"]
+
+
+def test_answer_cites_only_items_the_gate_verified(librarian: SyncClient, civic: dict[str, Any]) -> None:
+    question = civic["row"]["evidence_statement"]
+    found = librarian.ok("ask", {"question": question, "top_k": 10})
+    out = librarian.ok("answer", {"question": question, "top_k": 10})
+    assert out["mode"] == "extractive" and out["question"] == question
+    assert out["verdict"].startswith("Insufficient evidence") or re.match(r"\d+ papers? supports?", out["verdict"])
+    by_rank = {item["rank"]: item for item in found["items"]}
+    # every item of the pinned corpus verifies: nothing left out, every cited number admitted
+    assert out["left_out"] == [] and out["admitted_items"] == sorted(by_rank)
+    # the answer's record is the librarian's, validated by the gate against the pinned papers
+    assert out["record"]["profile_id"] == "librarian-evidence"
+    assert out["validation"]["overall_status"] == out["record_status"]
+    assert len(out["validation"]["verified_evidence_item_ids"]) == len(out["admitted_items"])
+    for sentence in out["sentences"]:
+        assert sentence["cites"] and set(sentence["cites"]) <= set(out["admitted_items"])
+        for rank in sentence["cites"]:  # each sentence quotes its item verbatim
+            assert sentence["text"] == f"“{by_rank[rank]['text']}”"
+            assert by_rank[rank]["stance"] in ("supports", "contradicts")
+    assert sum(out["papers_by_stance"].values()) == len({by_rank[r]["doc_id"] for r in out["admitted_items"]})
+
+
+def test_answer_leaves_out_items_whose_paper_changed_after_indexing(corpus: Path, mcp_cache: Path, tmp_path: Path,
+                                                                    civic: dict[str, Any]) -> None:
+    """Fail closed: the index holds the text, the gate re-reads the pinned bytes, and they no longer match."""
+    store = tmp_path / "snapshots"
+    shutil.copytree(corpus, store)
+    index = tmp_path / "ix"
+    assert main(["index", "build", str(store), "--index", str(index)]) == 0
+    victim = store / f"{civic['sha256']}.xml.gz"
+    victim.chmod(0o644)
+    victim.write_bytes(gzip.compress(civic["jats"].replace(b"</body>", b"<p>Appended later.</p></body>")))
+    client = stdio_client(["--index", str(index)], server_env(tmp_path / "home", mcp_cache))
+    try:
+        question = civic["row"]["evidence_statement"]
+        found = client.ok("ask", {"question": question})
+        changed = {item["rank"] for item in found["items"] if item["sha256"] == civic["sha256"]}
+        assert changed  # the statement's own paper is among the items
+        out = client.ok("answer", {"question": question})
+        left = {left["item"]: left["why"] for left in out["left_out"]}
+        assert changed <= set(left) and all("BEV014" in left[n] for n in changed), out["left_out"]
+        assert not changed & set(out["admitted_items"])
+        assert all(not changed & set(sentence["cites"]) for sentence in out["sentences"])
+        assert out["validation"]["admitted"] is False and out["record_status"] == "rejected"
+    finally:
+        client.close()
+
+
+def test_answer_quotes_the_supporting_and_contradicting_sentences_by_paper(librarian: SyncClient,
+                                                                           shared_data: Path) -> None:
+    with gzip.open(shared_data / "civic_corpus" / "civic-evidence.jsonl.gz", "rt") as handle:
+        statements = [json.loads(line)["evidence_statement"] for line in handle][:60]
+    for question in statements:  # the first CIViC statement the librarian finds a stance on
+        found = librarian.ok("ask", {"question": question})
+        stances = {item["stance"] for item in found["items"]} - {"neutral"}
+        if stances:
+            break
+    else:
+        raise AssertionError("no CIViC statement with a supporting or contradicting sentence")
+    out = librarian.ok("answer", {"question": question})
+    assert not out["verdict"].startswith("Insufficient") and out["sentences"]
+    by_rank = {item["rank"]: item for item in found["items"]}
+    # a paper counts with the stance of its best-ranked non-neutral sentence
+    sides = {side for side in ("supports", "contradicts") if out["papers_by_stance"][side]}
+    assert sides and sides <= stances
+    quoted = [by_rank[rank] for sentence in out["sentences"] for rank in sentence["cites"]]
+    assert {item["stance"] for item in quoted} <= stances  # supporting, then contradicting sentences
+    order = [item["stance"] for item in quoted]
+    assert order == sorted(order, key=("supports", "contradicts").index)
+    per_paper: dict[str, int] = {}
+    for item in quoted:
+        per_paper[item["doc_id"]] = per_paper.get(item["doc_id"], 0) + 1
+    assert max(per_paper.values()) <= 4  # at most two sentences per paper and stance
