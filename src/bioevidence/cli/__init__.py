@@ -35,6 +35,8 @@ COMMANDS: dict[str, str] = {
     "agent": "agent:agent",
     "review": "loop:review",
     "ci": "ci:ci",
+    "serve": "web:serve",
+    "users": "web:users",
 }
 
 EXIT_USAGE = 3
