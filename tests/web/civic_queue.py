@@ -26,6 +26,7 @@ from typing import Any
 from lxml import etree
 
 FAULTS = {3: "changed-word", 5: "cut-start", 7: "llm"}
+CONCERN = "32432717"  # retracted, after an expression of concern: the first retracted paper cited (entry 10)
 
 
 def _sentences(data: bytes) -> list[str]:
@@ -117,7 +118,7 @@ def records(shared: Path, count: int) -> list[dict[str, Any]]:
     """``count`` records cycling over the CIViC rows whose paper has open full text (see module docstring)."""
     found = papers(shared)
     rows = [r for r in evidence_rows(shared) if r.get("citation_id") in found and r.get("disease", "").strip()]
-    gone = [p for p in retracted(shared) if p in found]
+    gone = sorted((p for p in retracted(shared) if p in found), key=lambda p: p != CONCERN)  # the concern first
     out = []
     for n in range(count):
         row = rows[n % len(rows)]
