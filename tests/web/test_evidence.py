@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import civic_queue
 import pytest
 
-import civic_queue
 from conftest import need_web
 
 need_web()
