@@ -31,7 +31,8 @@ def test_exceptions_share_one_root_and_builtin_families() -> None:
     assert issubclass(errors.ClusterError, RuntimeError) and issubclass(errors.BusyError, RuntimeError)
 
 
-HEAVY = ("lxml", "pronto", "linkml_runtime", "openai", "httpx", "jsonschema", "rich", "numpy", "dask", "distributed")
+HEAVY = ("lxml", "pronto", "linkml_runtime", "openai", "httpx", "jsonschema", "rich", "numpy", "dask", "distributed",
+         "fastapi", "starlette", "uvicorn", "argon2", "jinja2")
 
 
 def _imported_after(code: str) -> set[str]:

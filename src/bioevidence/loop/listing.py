@@ -129,12 +129,15 @@ class QueueListing:
         self._latest: dict[tuple[int, str], str] = {}
         self._entry_seen = 0
         self._decision_seen = 0
+        self._facets: dict[str, list[str]] | None = None  # derived, dropped whenever a row changes
+        self._counts: dict[str, int] | None = None
 
     def refresh(self, db: sqlite3.Connection) -> None:
         """Fold in the entries and decisions appended since the last refresh (one read transaction)."""
         with self._lock:
             cursor = db.cursor()
             cursor.row_factory = sqlite3.Row
+            seen = (self._entry_seen, self._decision_seen)
             in_transaction = db.in_transaction
             if not in_transaction:
                 cursor.execute("BEGIN")  # one snapshot for both reads: no decision seen before its entry
@@ -151,6 +154,8 @@ class QueueListing:
                                           " ORDER BY id", (self._decision_seen,)).fetchall():
                     self._fold(row)
                     self._decision_seen = int(row["id"])
+                if (self._entry_seen, self._decision_seen) != seen:
+                    self._facets = self._counts = None
             finally:
                 if not in_transaction:
                     cursor.execute("COMMIT")
@@ -181,18 +186,21 @@ class QueueListing:
     def facets(self) -> dict[str, list[str]]:
         """The values the filters can take: codes, profiles."""
         with self._lock:
-            rows = list(self._rows.values())
-        return {"codes": sorted({c for r in rows for c in (*r.queued_codes, *r.codes)}),
-                "profiles": sorted({r.profile for r in rows if r.profile})}
+            if self._facets is None:
+                rows = self._rows.values()
+                self._facets = {"codes": sorted({c for r in rows for c in (*r.queued_codes, *r.codes)}),
+                                "profiles": sorted({r.profile for r in rows if r.profile})}
+            return {k: list(v) for k, v in self._facets.items()}
 
     def counts(self) -> dict[str, int]:
         with self._lock:
-            rows = list(self._rows.values())
-        out = {state: 0 for state in STATES}
-        for r in rows:
-            out[r.state] += 1
-        out["all"] = len(rows)
-        return out
+            if self._counts is None:
+                out = {state: 0 for state in STATES}
+                for r in self._rows.values():
+                    out[r.state] += 1
+                out["all"] = len(self._rows)
+                self._counts = out
+            return dict(self._counts)
 
     def query(self, *, state: str = "open", code: str | None = None, profile: str | None = None,
               source: str | None = None, text: str | None = None, offset: int = 0, limit: int = 50) -> Page:
@@ -204,7 +212,7 @@ class QueueListing:
         wanted_source = source.casefold() if source else None
         wanted_text = text.casefold() if text else None
         with self._lock:
-            rows = [self._rows[k] for k in sorted(self._rows)]
+            rows = list(self._rows.values())  # in id order: refresh reads rows in id order
         picked = [r for r in rows
                   if (state == "all" or r.state == state)
                   and (not code or code in r.queued_codes or code in r.codes)
@@ -225,4 +233,4 @@ class QueueListing:
 
     def summaries(self) -> list[Summary]:
         with self._lock:
-            return [self._rows[k] for k in sorted(self._rows)]
+            return list(self._rows.values())
