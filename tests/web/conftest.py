@@ -32,6 +32,9 @@ ACCOUNTS = {  # name -> (role, reviewer id, full name)
     "locked": ("reviewer", "bioevidence-user:locked", None),
 }
 RECORDS = 60
+CHROMIUM = "/usr/bin/chromium"  # Debian's chromium; Playwright drives it, no browser is downloaded
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 def need_web(*modules: str) -> None:
@@ -43,6 +46,15 @@ def need_web(*modules: str) -> None:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message, allow_module_level=True)
+
+
+def need_chromium() -> None:
+    need_web("playwright")
+    if not Path(CHROMIUM).exists():
+        message = f"{CHROMIUM} is absent: apt-get install -y chromium chromium-driver"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
 
 
 def cli(*args: str | Path, stdin: str | None = None,

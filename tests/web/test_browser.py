@@ -6,7 +6,6 @@ Assertions read the page's text and DOM, never timings.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,13 +13,9 @@ from typing import Any
 
 import pytest
 
-from conftest import PASSWORD, Server, build_queue, need_web, start_server
+from conftest import CHROMIUM, FLAGS, PASSWORD, Server, build_queue, need_chromium, need_web, start_server
 
 need_web("playwright")
-
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +29,7 @@ def browser_server(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        message = f"{CHROMIUM} is absent: apt-get install -y chromium chromium-driver"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    need_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
