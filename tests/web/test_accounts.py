@@ -144,3 +144,38 @@ def test_the_secret_comes_from_the_environment_or_an_owner_only_file(tmp_path: P
     os.chmod(tmp_path / "empty", 0o600)
     with pytest.raises(ConfigurationError, match="fewer than 32"):
         load_secret(tmp_path / "empty", environ={})
+
+
+def test_serve_on_another_host_is_warned_about_and_answers_only_known_host_names(tmp_path: Path) -> None:
+    import re
+
+    import httpx
+
+    queue = tmp_path / "q.sqlite"
+    cli("users", "add", "ivy", "--role", "reviewer", "--password-stdin", "--queue", queue, stdin=PASSWORD + "\n")
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as err:
+        process = subprocess.Popen([sys.executable, "-m", "bioevidence", "serve", "--queue", str(queue), "--host",
+                                    "0.0.0.0", "--port", "0", "--allowed-host", "review.lab.example"],
+                                   stdout=subprocess.PIPE, stderr=err, text=True)
+    try:
+        assert process.stdout is not None
+        port = re.match(r"serving http://0\.0\.0\.0:(\d+)/", process.stdout.readline()).group(1)  # type: ignore[union-attr]
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                httpx.get(f"{url}/healthz")
+                break
+            except httpx.TransportError:
+                import time
+
+                time.sleep(0.1)
+        assert httpx.get(f"{url}/healthz", headers={"host": "review.lab.example"}).text == "ok"
+        assert httpx.get(f"{url}/healthz", headers={"host": "elsewhere.example"}).status_code == 400
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
+    warning = log.read_text()
+    assert "warning: serving on 0.0.0.0, reachable from the network" in warning and "--certfile" in warning
