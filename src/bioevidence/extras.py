@@ -12,6 +12,8 @@ llm            openai, jsonschema                                  ``agent``, ``
                                                                    llm``, the LLM adapter
 schema         linkml-runtime                                      ``schema --generate``
 dask           dask, distributed                                   ``--scheduler``
+web            fastapi, uvicorn, jinja2, argon2-cffi,              ``serve``, ``users`` (docs/web.md)
+               python-multipart
 =============  ==================================================  ==================================
 
 ``all`` installs every extra. To add one (a new server, say): declare it in ``pyproject.toml``,
@@ -35,6 +37,13 @@ MODULES: dict[str, str] = {
     "linkml_runtime": "schema",
     "dask": "dask",
     "distributed": "dask",
+    "fastapi": "web",
+    "starlette": "web",
+    "uvicorn": "web",
+    "jinja2": "web",
+    "argon2": "web",
+    "multipart": "web",
+    "python_multipart": "web",
 }
 
 

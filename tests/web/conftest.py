@@ -42,7 +42,7 @@ def need_web(*modules: str) -> None:
     missing = [m for m in ("fastapi", "uvicorn", "jinja2", "argon2", "multipart", *modules)
                if importlib.util.find_spec(m) is None]
     if missing:
-        message = f"not installed: {', '.join(missing)}; pip install -e '.[web,web-test]'"
+        message = f"not installed: {', '.join(missing)}; pip install -e '.[test,web]'"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message, allow_module_level=True)

@@ -14,7 +14,6 @@ from ..errors import ConfigurationError
 from .gate import _build_grounders, _grounding_options
 from .loop import DEFAULT_QUEUE, _open_queue
 
-EXTRA = "pip install 'bioevidence[web]'"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 _queue_option = click.option("--queue", "queue_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -29,7 +28,10 @@ def _need_extra() -> None:
         import multipart  # type: ignore[import-untyped]  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as exc:
-        raise ConfigurationError(f"this command needs the web extra ({exc.name} is missing): {EXTRA}") from exc
+        from ..extras import MissingExtraError
+
+        module = (exc.name or "fastapi").split(".")[0]
+        raise MissingExtraError(module, "web", what=f"this command needs {module}, which") from exc
 
 
 def _loopback(host: str) -> bool:

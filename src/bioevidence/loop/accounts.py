@@ -94,7 +94,9 @@ def _argon2() -> Any:
     try:
         from argon2 import PasswordHasher
     except ImportError as exc:
-        raise ConfigurationError("accounts need the web extra: pip install 'bioevidence[web]'") from exc
+        from ..extras import MissingExtraError
+
+        raise MissingExtraError("argon2", "web", what="accounts need argon2-cffi, which") from exc
     return PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 
 
