@@ -172,7 +172,14 @@ def _password(from_stdin: bool) -> str:
 @_queue_option
 def users_add(name: str, role: str, password_stdin: bool, reviewer_id: str | None, full_name: str | None,
               queue_path: Path) -> None:
-    """Add an account (a name is never reused, even after it is disabled)."""
+    """Add an account (a name is never reused, even after it is disabled).
+
+    \b
+    Examples:
+      printf '%s\\n' "$PASSWORD" | bioevidence users add alice --role admin --password-stdin --queue q.sqlite
+      bioevidence users add bob --role reviewer --reviewer-id orcid:0000-0002-1825-0097 --full-name "Bob Curator" \\
+          --password-stdin --queue q.sqlite < bob-password.txt
+    """
     _need_extra()
     password = _password(password_stdin)
     with _open_queue(queue_path, must_exist=False) as queue:
@@ -185,7 +192,13 @@ def users_add(name: str, role: str, password_stdin: bool, reviewer_id: str | Non
 @_queue_option
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def users_list(queue_path: Path, fmt: str) -> None:
-    """List accounts with their role and whether they are enabled."""
+    """List accounts with their role and whether they are enabled.
+
+    \b
+    Examples:
+      bioevidence users list --queue q.sqlite
+      bioevidence users list --queue q.sqlite --format json
+    """
     with _open_queue(queue_path) as queue:
         rows = queue.accounts.list()
     if fmt == "json":
@@ -203,7 +216,12 @@ def users_list(queue_path: Path, fmt: str) -> None:
 @click.argument("name")
 @_queue_option
 def users_disable(name: str, queue_path: Path) -> None:
-    """Disable an account; its sessions end at once. Its decisions stay."""
+    """Disable an account; its sessions end at once. Its decisions stay.
+
+    \b
+    Examples:
+      bioevidence users disable bob --queue q.sqlite
+    """
     with _open_queue(queue_path) as queue:
         queue.accounts.disable(name)
     click.echo(f"disabled {name}")
@@ -213,7 +231,12 @@ def users_disable(name: str, queue_path: Path) -> None:
 @click.argument("name")
 @_queue_option
 def users_enable(name: str, queue_path: Path) -> None:
-    """Enable a disabled account again."""
+    """Enable a disabled account again.
+
+    \b
+    Examples:
+      bioevidence users enable bob --queue q.sqlite
+    """
     with _open_queue(queue_path) as queue:
         queue.accounts.enable(name)
     click.echo(f"enabled {name}")
@@ -224,7 +247,12 @@ def users_enable(name: str, queue_path: Path) -> None:
 @click.option("--password-stdin", is_flag=True, help="Read the new password (one line) from standard input.")
 @_queue_option
 def users_password(name: str, password_stdin: bool, queue_path: Path) -> None:
-    """Set a new password; the account's sessions end."""
+    """Set a new password; the account's sessions end.
+
+    \b
+    Examples:
+      printf '%s\\n' "$NEW_PASSWORD" | bioevidence users password bob --password-stdin --queue q.sqlite
+    """
     _need_extra()
     password = _password(password_stdin)
     with _open_queue(queue_path) as queue:
