@@ -32,13 +32,18 @@ QUESTION = "Do RAS mutations in early age leukaemia associate with second-hand s
 
 
 @pytest.fixture(scope="module")
-def ask_server(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Iterator[Server]:
+def civic_index(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
     from bioevidence.librarian.index import build_index
 
-    folder = tmp_path_factory.mktemp("ask")
-    index = folder / "index"
+    index = tmp_path_factory.mktemp("ask-index") / "index"
     build_index([shared_data / "civic_corpus" / "snapshots"], index)
-    running = start_server(build_queue(folder, shared_data, 5), shared_data, "--index", str(index))
+    return index
+
+
+@pytest.fixture(scope="module")
+def ask_server(tmp_path_factory: pytest.TempPathFactory, shared_data: Path, civic_index: Path) -> Iterator[Server]:
+    folder = tmp_path_factory.mktemp("ask")
+    running = start_server(build_queue(folder, shared_data, 5), shared_data, "--index", str(civic_index))
     try:
         yield running
     finally:
@@ -106,6 +111,46 @@ def test_the_form_works_without_script(people: dict[str, Visitor]) -> None:
     response = people["bob"].get(f"/ask/run?q={QUESTION}")
     assert response.status_code == 303 and response.headers["location"].startswith("/ask/results/")
     assert QUESTION in people["bob"].get(response.headers["location"]).text
+
+
+def _synthesis(body: dict[str, Any]) -> str:
+    """A model's reply to the synthesis prompt: one sentence citing the first numbered item, one citing
+    an item that does not exist (which the page must leave out and name)."""
+    prompt = body["messages"][-1]["content"]
+    items = json.loads(prompt.split("<evidence>\n", 1)[1].split("\n</evidence>", 1)[0])
+    return json.dumps({"sentences": [{"text": f"Item {items[0]['n']} bears on the question.", "cites": [items[0]["n"]]},
+                                     {"text": "An invented claim.", "cites": [999]}]})
+
+
+def test_with_a_model_the_answer_is_its_synthesis_citing_only_verified_sentences(
+        tmp_path: Path, shared_data: Path, civic_index: Path) -> None:
+    """serve --model: the ask page answers as `bioevidence answer --model` does (answering.answer_question
+    with the model), against an OpenAI-compatible server on loopback."""
+    from model_server import CHAT, ChatReplayServer
+
+    with ChatReplayServer([_synthesis]) as model:
+        running = start_server(build_queue(tmp_path, shared_data, 2), shared_data, "--index", str(civic_index),
+                               "--model", "replay", "--base-url", model.base_url, "--model-timeout", "60")
+        try:
+            alice = Visitor(running.url)
+            assert alice.login("alice").status_code == 303
+            events = _events(alice.get(f"/ask/stream?q={QUESTION}").text)
+            assert ("progress", "the model writes the answer from the verified sentences") in events
+            page = alice.get(events[-1][1]).text
+            alice.close()
+        finally:
+            running.stop()
+    assert model.hits(CHAT) == 1 and QUESTION in model.bodies[0]["messages"][-1]["content"]
+    sentences = re.findall(r'<ul id="answer-sentences">\s*<li>([^<]*) <a href="#item-(\d+)"', page)
+    assert len(sentences) == 1 and sentences[0][0].startswith("Item ")
+    assert f'id="item-{sentences[0][1]}"' in page
+    assert "Written by the model" in page
+    assert "Left out of the model's answer: “An invented claim.” (it cites unknown items [999])" in page
+
+
+def test_a_model_option_without_an_index_is_a_usage_error(tmp_path: Path) -> None:
+    result = cli("serve", "--queue", tmp_path / "q.sqlite", "--model", "replay")
+    assert result.returncode == 3 and "--model is for the ask page" in result.stderr
 
 
 def test_asking_in_the_browser(ask_server: Server) -> None:

@@ -61,11 +61,17 @@ def _loopback(host: str) -> bool:
               help="Profile to validate decisions with (default: the one each entry was queued with).")
 @click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Librarian index for the ask page (bioevidence index build).")
+@click.option("--model", help="Model for the ask page's synthesis, as `bioevidence answer --model` (the name the "
+              "server lists at /v1/models); without it answers are extractive.")
+@click.option("--base-url", help="OpenAI-compatible server for --model [default: $OPENAI_BASE_URL]; the key comes "
+              "from $OPENAI_API_KEY only.")
+@click.option("--model-timeout", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
+              help="Seconds to wait for one model reply.")
 @click.option("--access-log", is_flag=True, help="Log every request on stderr.")
 @_grounding_options
 def serve(queue_path: Path, host: str, port: int, allowed_hosts: tuple[str, ...], secret_file: Path | None,
           certfile: Path | None, keyfile: Path | None, profile_name: str | None, index_dir: Path | None,
-          access_log: bool, **grounding: Any) -> None:
+          model: str | None, base_url: str | None, model_timeout: float, access_log: bool, **grounding: Any) -> None:
     """Serve the review queue in a browser: queue, records with their evidence, decisions, audit.
 
     Reads and writes the same queue file as `bioevidence review`. There is no default account:
@@ -74,6 +80,8 @@ def serve(queue_path: Path, host: str, port: int, allowed_hosts: tuple[str, ...]
     \b
     Examples:
       bioevidence serve --queue review-queue.sqlite --snapshot-dir snapshots/
+      bioevidence serve --queue q.sqlite --snapshot-dir snapshots/ --index ix/ --model gemma \\
+          --base-url http://127.0.0.1:8080/v1
       bioevidence serve --queue q.sqlite --host 0.0.0.0 --allowed-host review.lab.example \\
           --certfile cert.pem --keyfile key.pem --snapshot-dir /data/snapshots
     """
@@ -91,6 +99,13 @@ def serve(queue_path: Path, host: str, port: int, allowed_hosts: tuple[str, ...]
 
     if (certfile is None) != (keyfile is None):
         raise click.UsageError("give both --certfile and --keyfile, or neither")
+    if model and index_dir is None:
+        raise click.UsageError("--model is for the ask page: give --index DIR too")
+    llm = None
+    if model:
+        from ..loop.llm import LLM, OpenAITransport
+
+        llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
     if not _loopback(host):
         click.echo(f"warning: serving on {host}, reachable from the network"
                    + ("" if certfile else "; without TLS browsers send no session cookie there: pass --certfile/"
@@ -111,7 +126,7 @@ def serve(queue_path: Path, host: str, port: int, allowed_hosts: tuple[str, ...]
         hosts.append(host if ":" not in host else f"[{host}]")
     settings = Settings(queue=queue_path, secret=secret, allowed_hosts=tuple(dict.fromkeys(h.lower() for h in hosts)),
                         https=certfile is not None)
-    app = create_app(settings, validator_for, ask=ask_service(index_dir, validator_for) if index_dir else None)
+    app = create_app(settings, validator_for, ask=ask_service(index_dir, llm) if index_dir else None)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

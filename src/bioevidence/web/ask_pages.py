@@ -49,10 +49,12 @@ class AskResult:
 
 
 class AskService:
-    """The librarian over one local index, one question at a time."""
+    """The librarian over one local index, one question at a time; with ``llm`` the answer is the
+    model's synthesis (as ``bioevidence answer --model``), else extractive."""
 
-    def __init__(self, index: Path) -> None:
+    def __init__(self, index: Path, llm: Any = None) -> None:
         self.index = index
+        self.llm = llm
         self._librarian: Any = None
         self._run = threading.Lock()
         self._results: OrderedDict[str, AskResult] = OrderedDict()
@@ -70,7 +72,9 @@ class AskService:
             try:
                 found = self._librarian.ask(question)
                 progress(f"checking {len(found.ranked)} sentences against the pinned papers")
-                cited, record, report = answer_question(found)
+                if self.llm is not None and found.ranked:
+                    progress("the model writes the answer from the verified sentences")
+                cited, record, report = answer_question(found, llm=self.llm)
             finally:
                 self._librarian.progress = lambda message: None
         data = found.to_json()
@@ -89,7 +93,7 @@ class AskService:
         return found if found is not None and found.owner == owner else None
 
 
-def ask_service(index: Path | None, validator_for: Any = None) -> AskService | None:
+def ask_service(index: Path | None, llm: Any = None) -> AskService | None:
     if index is None:
         return None
     if not Path(index).is_dir():
@@ -97,7 +101,7 @@ def ask_service(index: Path | None, validator_for: Any = None) -> AskService | N
 
         raise ConfigurationError(f"--index {index} is not a folder; build one with `bioevidence index build "
                                  "SOURCE... --index DIR`")
-    return AskService(Path(index))
+    return AskService(Path(index), llm)
 
 
 def _service(request: Request) -> AskService:
