@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import PASSWORD, cli, need_web
+from web_support import PASSWORD, cli, need_web
 
 need_web()
 

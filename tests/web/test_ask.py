@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from conftest import (
+from web_support import (
     CHROMIUM,
     FLAGS,
     PASSWORD,

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from conftest import PASSWORD, Server, Visitor, cli, hidden, need_web
+from web_support import PASSWORD, Server, Visitor, cli, hidden, need_web
 
 need_web()
 

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from conftest import CHROMIUM, FLAGS, PASSWORD, Server, build_queue, need_chromium, need_web, start_server
+from web_support import CHROMIUM, FLAGS, PASSWORD, Server, build_queue, need_chromium, need_web, start_server
 
 need_web("playwright")
 

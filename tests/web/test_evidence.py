@@ -8,8 +8,7 @@ from typing import Any
 
 import civic_queue
 import pytest
-
-from conftest import need_web
+from web_support import need_web
 
 need_web()
 
