@@ -1,6 +1,7 @@
 """No dead code (issue 13, item 12): every function, method and class defined in the package is
 named somewhere else (package, tests, tools, action). Click commands are registered by decorator
-and name; protocol methods (``ground``, ``to_dict``) are called by name, so they count as used."""
+and name, and so are the web pages' routes and exception handlers (``@router.get``, ``@app.exception_handler``);
+protocol methods (``ground``, ``to_dict``) are called by name, so they count as used."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _decorated_as_command(node: ast.AST) -> bool:
     decorators = getattr(node, "decorator_list", [])
-    return any(re.search(r"\.(command|group)\b|^click\.", ast.unparse(d)) for d in decorators)
+    return any(re.search(r"\.(command|group)\b|^click\.|^(app|router)\.(get|post|exception_handler|middleware)\(",
+                         ast.unparse(d)) for d in decorators)
 
 
 def test_every_definition_in_the_package_is_used_somewhere() -> None:

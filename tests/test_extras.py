@@ -101,6 +101,9 @@ def test_validate_with_grounding_runs_without_any_extra(shared_data: Path) -> No
     pytest.param(["schema", "--generate"], "schema", id="schema-generate"),
     pytest.param(["validate", "examples/records", "--scheduler", "local:1"], "dask", id="scheduler"),
     pytest.param(["mcp", "--snapshot-dir", "examples"], "mcp", id="mcp"),
+    pytest.param(["serve", "--queue", "{tmp}/q.sqlite"], "web", id="serve"),
+    pytest.param(["users", "add", "alice", "--role", "admin", "--password-stdin", "--queue", "{tmp}/q.sqlite"],
+                 "web", id="users-add"),
 ])
 def test_a_command_needing_a_missing_extra_says_which_in_one_line(tmp_path: Path, args: list[str],
                                                                   extra: str) -> None:

@@ -22,16 +22,17 @@ def test_exceptions_share_one_root_and_builtin_families() -> None:
 
     for cls in (errors.InputError, errors.ConfigurationError, errors.SourceError, errors.IntegrityError,
                 errors.RetrievalError, errors.ModelError, errors.LimitError, errors.SourceAccessError,
-                errors.ClusterError):
+                errors.ClusterError, errors.BusyError):
         assert issubclass(cls, bioevidence.BioevidenceError)
     assert issubclass(errors.InputError, ValueError) and issubclass(errors.SourceError, OSError)
     assert issubclass(errors.LimitError, errors.InputError) and issubclass(errors.SourceAccessError, OSError)
     assert not issubclass(errors.SourceAccessError, errors.SourceError)  # never read as "not pinned"
     assert issubclass(errors.RetrievalError, OSError) and issubclass(errors.ModelError, RuntimeError)
-    assert issubclass(errors.ClusterError, RuntimeError)
+    assert issubclass(errors.ClusterError, RuntimeError) and issubclass(errors.BusyError, RuntimeError)
 
 
-HEAVY = ("lxml", "pronto", "linkml_runtime", "openai", "httpx", "jsonschema", "rich", "numpy", "dask", "distributed")
+HEAVY = ("lxml", "pronto", "linkml_runtime", "openai", "httpx", "jsonschema", "rich", "numpy", "dask", "distributed",
+         "fastapi", "starlette", "uvicorn", "argon2", "jinja2")
 
 
 def _imported_after(code: str) -> set[str]:

@@ -1,6 +1,6 @@
 """Install size and cold start of the core install and of each extra (the README's install table).
 
-For each of core, librarian, llm, schema, dask, mcp and all: a fresh venv, ``pip install .[EXTRA]`` (a
+For each of core, librarian, llm, schema, dask, mcp, web and all: a fresh venv, ``pip install .[EXTRA]`` (a
 wheel of this checkout, not editable), then the venv's size on disk (``du``), its package count
 (``pip list``, pip itself and setuptools left out), and the median wall time of five cold runs of
 ``bioevidence validate`` on one example record, plus the first command of the extra where it has
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-EXTRAS = ["core", "librarian", "llm", "schema", "dask", "mcp", "all"]
+EXTRAS = ["core", "librarian", "llm", "schema", "dask", "mcp", "web", "all"]
 RECORD = REPO / "examples" / "records" / "01_admitted_curated_claim.json"
 
 
@@ -68,6 +68,9 @@ def measure(extra: str, root: Path, index: Path) -> dict[str, object]:
     if extra in ("mcp",):  # what `bioevidence mcp` imports before it answers `initialize` (docs/mcp.md)
         row["import_mcp_server_s"] = round(cold([str(venv / "bin" / "python"), "-c", "import mcp.server, uvicorn"],
                                                 REPO), 3)
+    if extra in ("web",):  # what `serve` imports before it listens
+        row["import_web_app_s"] = round(cold([str(venv / "bin" / "python"), "-c",
+                                              "import uvicorn, bioevidence.web.app"], REPO), 3)
     return row
 
 

@@ -14,6 +14,7 @@ from ._version import __version__
 from .errors import (
     BioevidenceError,
     BioevidenceWarning,
+    BusyError,
     ClusterError,
     ConfigurationError,
     InputError,
@@ -62,6 +63,7 @@ __all__ = [
     "Attempt",
     "BioevidenceError",
     "BioevidenceWarning",
+    "BusyError",
     "Catalogue",
     "ClusterError",
     "ConfigurationError",

@@ -12,7 +12,8 @@
     ├── SourceAccessError(OSError)         pinned bytes are there but cannot be read (permissions, I/O)
     ├── RetrievalError(OSError)            a remote service failed (``retryable`` says if trying later may help)
     ├── ModelError(RuntimeError)           a language model's reply could not be used
-    └── ClusterError(RuntimeError)         a Dask scheduler or its workers could not run the work
+    ├── ClusterError(RuntimeError)         a Dask scheduler or its workers could not run the work
+    └── BusyError(RuntimeError)            a shared file kept changing under a write (``retryable``)
 
 Validation problems never raise: they become findings in a report. These exceptions are for
 input that cannot be judged at all, and each message names the fix. Third-party errors are
@@ -174,6 +175,16 @@ class ClusterError(BioevidenceError, RuntimeError):
     kind = "cluster_error"
 
     def __init__(self, message: str, *, retryable: bool = False, **context: Any) -> None:
+        super().__init__(message, **context)
+        self.retryable = retryable
+
+
+class BusyError(BioevidenceError, RuntimeError):
+    """A write to a shared file (the review queue) kept meeting other writers; trying again may help."""
+
+    kind = "busy_error"
+
+    def __init__(self, message: str, *, retryable: bool = True, **context: Any) -> None:
         super().__init__(message, **context)
         self.retryable = retryable
 

@@ -13,6 +13,8 @@ llm            openai, jsonschema                                  ``agent``, ``
 schema         linkml-runtime                                      ``schema --generate``
 dask           dask, distributed                                   ``--scheduler``
 mcp            mcp (the official MCP SDK)                          ``mcp`` (the MCP server)
+web            fastapi, uvicorn, jinja2, argon2-cffi,              ``serve``, ``users`` (docs/web.md)
+               python-multipart
 =============  ==================================================  ==================================
 
 ``all`` installs every extra. To add one (a new server, say): declare it in ``pyproject.toml``,
@@ -37,6 +39,13 @@ MODULES: dict[str, str] = {
     "dask": "dask",
     "distributed": "dask",
     "mcp": "mcp",
+    "fastapi": "web",
+    "starlette": "web",
+    "uvicorn": "web",
+    "jinja2": "web",
+    "argon2": "web",
+    "multipart": "web",
+    "python_multipart": "web",
 }
 
 

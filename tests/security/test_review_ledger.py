@@ -183,4 +183,4 @@ def test_a_version_2_queue_is_chained_on_migration(tmp_path: Path) -> None:
                 report.profile_sha256, report.schema_sha256, report.overall_status, "policy", "2026-01-01T00:00:00Z"))
     db.close()
     with ReviewQueue(path) as queue:
-        assert queue.version == 3 and queue.verify().rows == 1
+        assert queue.version == 4 and queue.verify().rows == 1

@@ -36,6 +36,8 @@ COMMANDS: dict[str, str] = {
     "review": "loop:review",
     "ci": "ci:ci",
     "mcp": "mcp:mcp",
+    "serve": "web:serve",
+    "users": "web:users",
 }
 
 EXIT_USAGE = 3

@@ -18,7 +18,14 @@ The schema is versioned (``schema_version`` holds one row per applied migration)
 an older file migrates it in one transaction. Version 1 had entries, attempts and decisions;
 version 2 adds the profile an entry was validated with, reviewer names, and the append-only
 triggers on decisions; version 3 adds the ledger (rows written before it are chained at
-migration) and the triggers on every table.
+migration) and the triggers on every table; version 4 adds reviewer accounts and the web server's
+tables (:mod:`bioevidence.loop.accounts`) and ``decision_requests``, which makes a decision sent
+twice (a double click, a retried request) one decision.
+
+Several processes may write one queue at once (the CLI, ``bioevidence serve``): the file is in
+WAL mode, every write is one ``BEGIN IMMEDIATE`` transaction behind a 30 s busy timeout, and a
+decision is optimistic: the record is validated outside the write lock, and if another decision
+on the same entry landed meanwhile it is computed again over it (:data:`DECIDE_RETRIES` times).
 """
 
 from __future__ import annotations
@@ -33,9 +40,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ..errors import ConfigurationError, InputError, escape_text
+from ..errors import BusyError, ConfigurationError, InputError, escape_text
 from ..gate.report import Report
 from ..io import canonical_json
+from . import accounts as _accounts
 from . import ledger
 
 __all__ = ["SCHEMA_VERSION", "Decided", "Entry", "ReviewQueue", "render_entry"]
@@ -95,9 +103,13 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # version 3
     ledger.MIGRATION,
+    # version 4
+    _accounts.MIGRATION,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 AFTER_MIGRATION = {3: ledger.backfill}  # version -> Python step run in the same transaction
+DECIDE_RETRIES = 20
+REQUEST_ID_CHARS = 200
 
 
 def _now() -> str:
@@ -161,6 +173,7 @@ class Decided:
     decision_id: int
     record: dict[str, Any]
     report: Report
+    replayed: bool = False  # the same request_id was decided before: this is that decision
 
 
 class ReviewQueue:
@@ -173,6 +186,9 @@ class ReviewQueue:
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
             self.db.row_factory = sqlite3.Row
             self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA busy_timeout = 30000")
+            if str(self.db.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                self.db.execute("PRAGMA journal_mode = WAL")  # readers never block the writer
             self.migrate()
             state = self.verify() if verify else None
         except sqlite3.DatabaseError as exc:
@@ -218,6 +234,7 @@ class ReviewQueue:
             return current
         self.db.execute("BEGIN IMMEDIATE")
         try:
+            current = self.version  # another process may have migrated while this one waited for the lock
             for version in range(current + 1, SCHEMA_VERSION + 1):
                 for statement in _statements(MIGRATIONS[version - 1]):
                     self.db.execute(statement)
@@ -274,45 +291,97 @@ class ReviewQueue:
                         profile=profile)
 
     def decide(self, entry_id: int, decision: str, *, reviewer: str, rationale: str, validator: Any,
-               uses: Sequence[str] | None = None, name: str | None = None) -> Decided:
-        """Append a human decision, add it to the record as an adjudication and validate again."""
+               uses: Sequence[str] | None = None, name: str | None = None, request_id: str | None = None,
+               account: str | None = None) -> Decided:
+        """Append a human decision, add it to the record as an adjudication and validate again.
+
+        ``request_id`` (the web form's one-time token) makes the call idempotent: sending it again
+        returns the decision it made (``replayed=True``) instead of appending a second one.
+        """
         if decision not in DECISIONS:
             raise ConfigurationError(f"decision {decision!r} must be one of {', '.join(DECISIONS)}")
         if not reviewer.strip() or not rationale.strip():
             raise ConfigurationError("a decision needs a reviewer id and a rationale")
-        entry = self.get(entry_id)
-        record = entry.original_record
-        requested = [u for u in record.get("requested_uses") or [] if isinstance(u, str)]
-        chosen = list(dict.fromkeys(uses)) if uses else requested
-        unknown = sorted(set(chosen) - set(requested))
-        if unknown or not chosen:
-            raise ConfigurationError(f"--use {', '.join(unknown) or '(none)'} is not a requested use of entry "
-                                     f"{entry_id}; choose among {', '.join(requested)}")
-        now = self.clock()
-        latest: dict[str, dict[str, Any]] = {d["reviewer_id"]: d for d in entry.decisions}
-        latest[reviewer] = {"decision": decision, "reviewer_id": reviewer, "reviewer_name": name,
-                            "rationale": rationale, "uses": chosen, "decided_at": now}
-        decided = _with_adjudications(record, list(latest.values()))
-        report = validator.validate(decided)
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            cursor = self.db.execute(
-                "INSERT INTO decisions (entry_id, decision, reviewer_id, rationale, uses_json, decided_at,"
-                " record_sha256_before, record_json_after, record_sha256_after, report_json_after,"
-                " overall_status_after, reviewer_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (entry_id, decision, reviewer, rationale, _dumps(chosen), now, _sha(entry.record), _dumps(decided),
-                 _sha(decided), report.to_json(indent=None), report.overall_status, name))
-            ledger.append(self.db, "decision", int(cursor.lastrowid or 0))
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        return Decided(int(cursor.lastrowid or 0), decided, report)
+        if request_id is not None and not 0 < len(request_id) <= REQUEST_ID_CHARS:
+            raise ConfigurationError(f"a request id has 1-{REQUEST_ID_CHARS} characters")
+        for _ in range(DECIDE_RETRIES):
+            if request_id is not None and (done := self._replay(request_id, entry_id)) is not None:
+                return done
+            entry = self.get(entry_id)
+            seen = entry.decisions[-1]["id"] if entry.decisions else 0
+            record = entry.original_record
+            requested = [u for u in record.get("requested_uses") or [] if isinstance(u, str)]
+            chosen = list(dict.fromkeys(uses)) if uses else requested
+            unknown = sorted(set(chosen) - set(requested))
+            if unknown or not chosen:
+                raise ConfigurationError(f"--use {', '.join(unknown) or '(none)'} is not a requested use of entry "
+                                         f"{entry_id}; choose among {', '.join(requested)}")
+            now = self.clock()
+            latest: dict[str, dict[str, Any]] = {d["reviewer_id"]: d for d in entry.decisions}
+            latest[reviewer] = {"decision": decision, "reviewer_id": reviewer, "reviewer_name": name,
+                                "rationale": rationale, "uses": chosen, "decided_at": now}
+            decided = _with_adjudications(record, list(latest.values()))
+            report = validator.validate(decided)  # outside the write lock: other writers go on meanwhile
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                if request_id is not None and self._request(request_id) is not None:
+                    self.db.execute("ROLLBACK")
+                    continue  # the same request landed meanwhile: the next round replays it
+                now_latest = self.db.execute("SELECT coalesce(max(id), 0) FROM decisions WHERE entry_id = ?",
+                                             (entry_id,)).fetchone()[0]
+                if int(now_latest) != seen:
+                    self.db.execute("ROLLBACK")
+                    continue  # another decision on this entry landed: decide again over it
+                cursor = self.db.execute(
+                    "INSERT INTO decisions (entry_id, decision, reviewer_id, rationale, uses_json, decided_at,"
+                    " record_sha256_before, record_json_after, record_sha256_after, report_json_after,"
+                    " overall_status_after, reviewer_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (entry_id, decision, reviewer, rationale, _dumps(chosen), now, _sha(entry.record),
+                     _dumps(decided), _sha(decided), report.to_json(indent=None), report.overall_status, name))
+                decision_id = int(cursor.lastrowid or 0)
+                ledger.append(self.db, "decision", decision_id)
+                if request_id is not None:
+                    self.db.execute("INSERT INTO decision_requests (request_id, decision_id, entry_id, account)"
+                                    " VALUES (?,?,?,?)", (request_id, decision_id, entry_id, account or reviewer))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            return Decided(decision_id, decided, report)
+        raise BusyError(f"entry {entry_id} kept changing while the decision was made ({DECIDE_RETRIES} tries); "
+                        "try again", retryable=True)
+
+    def _request(self, request_id: str) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.db.execute("SELECT * FROM decision_requests WHERE request_id = ?",
+                                                  (request_id,)).fetchone()
+        return row
+
+    def _replay(self, request_id: str, entry_id: int) -> Decided | None:
+        row = self._request(request_id)
+        if row is None:
+            return None
+        if int(row["entry_id"]) != entry_id:
+            raise ConfigurationError(f"request {request_id!r} decided entry {row['entry_id']}, not {entry_id}; "
+                                     "reload the page and decide again")
+        stored = self.db.execute("SELECT record_json_after, report_json_after FROM decisions WHERE id = ?",
+                                 (row["decision_id"],)).fetchone()
+        return Decided(int(row["decision_id"]), json.loads(stored["record_json_after"]),
+                       Report.from_dict(json.loads(stored["report_json_after"])), replayed=True)
+
+    @property
+    def accounts(self) -> _accounts.Accounts:
+        """The reviewer accounts stored in this queue (for ``bioevidence serve``)."""
+        return _accounts.Accounts(self.db, self.clock)
 
     # -- reading ----------------------------------------------------------------------------------
     def verify(self, *, expect_head: str | None = None) -> ledger.LedgerState:
-        """Check the ledger chain and every row against it (see :mod:`bioevidence.loop.ledger`)."""
-        return ledger.verify(self.db, expect_head=expect_head)
+        """Check the ledger chain and every row against it (see :mod:`bioevidence.loop.ledger`), and that
+        the append-only triggers of the accounts and decision requests are in place."""
+        state = ledger.verify(self.db, expect_head=expect_head)
+        names = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+        missing = [f"the append-only trigger {t} is missing (dropped outside bioevidence)"
+                   for t in _accounts.TRIGGERS if t not in names]
+        return ledger.LedgerState(state.head, state.rows, [*state.problems, *missing]) if missing else state
 
     def get(self, entry_id: int) -> Entry:
         row = self.db.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()

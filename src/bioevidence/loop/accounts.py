@@ -1,0 +1,250 @@
+"""Reviewer accounts of a review queue, for the web pages (``bioevidence serve``, ``bioevidence users``).
+
+Accounts live in the queue's own SQLite file (schema version 4). Their history is an append-only
+table, ``account_events`` (``add``, ``disable``, ``enable``, ``password``), guarded by the same
+kind of triggers as the decisions; an account's state is the fold of its events, so who could
+decide, and from when to when, is never rewritten. Passwords are argon2id hashes
+(``argon2-cffi``, in the ``web`` extra, imported only when a password is hashed or checked) with
+OWASP's recommended parameters (19 MiB, 2 passes, 1 lane: about 30 ms a check on one core, so 50
+reviewers signing in at once on a 2-core server wait under a second); the parameters travel in
+each hash, so raising them later keeps old hashes valid.
+There is no default account: a queue has none until an operator runs ``bioevidence users add``.
+
+Who can write the queue file is an operator: the CLI (``review decide``, ``users add``) needs no
+password. Accounts guard the web pages only (``docs/web.md``).
+
+The same migration adds the server's working tables, which are not history and may change:
+``web_sessions`` (one row per signed-in browser, keyed by an HMAC of its cookie, so reading the
+file does not give a usable session) and ``web_login_attempts`` (for rate limiting).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigurationError, InputError
+
+__all__ = ["MIGRATION", "ROLES", "TRIGGERS", "Account", "Accounts", "hash_password", "verify_password"]
+
+ROLES = ("reviewer", "admin")
+EVENTS = ("add", "disable", "enable", "password")
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+MIN_PASSWORD = 12
+MAX_PASSWORD = 1024
+
+
+def _guard(table: str, key: str) -> str:
+    return f"""
+    CREATE TRIGGER {table}_append_only_update BEFORE UPDATE ON {table}
+        BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
+    CREATE TRIGGER {table}_append_only_delete BEFORE DELETE ON {table}
+        BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
+    CREATE TRIGGER {table}_append_only_replace BEFORE INSERT ON {table}
+        WHEN EXISTS (SELECT 1 FROM {table} WHERE {key})
+        BEGIN SELECT RAISE(ABORT, '{table} are append-only (a row with this key exists)'); END;
+    """
+
+
+MIGRATION = (
+    """
+    CREATE TABLE account_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        event TEXT NOT NULL CHECK (event IN ('add', 'disable', 'enable', 'password')),
+        role TEXT CHECK (role IS NULL OR role IN ('reviewer', 'admin')),
+        reviewer_id TEXT,
+        full_name TEXT,
+        password_hash TEXT,
+        at TEXT NOT NULL
+    );
+    CREATE INDEX account_events_by_name ON account_events(name, id);
+    CREATE TABLE decision_requests (
+        request_id TEXT NOT NULL PRIMARY KEY,
+        decision_id INTEGER NOT NULL REFERENCES decisions(id),
+        entry_id INTEGER NOT NULL REFERENCES entries(id),
+        account TEXT NOT NULL
+    );
+    CREATE TABLE web_sessions (
+        token_hmac TEXT NOT NULL PRIMARY KEY,
+        account TEXT NOT NULL,
+        csrf TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        seen_at REAL NOT NULL
+    );
+    CREATE TABLE web_login_attempts (
+        at REAL NOT NULL,
+        name TEXT NOT NULL,
+        client TEXT NOT NULL,
+        ok INTEGER NOT NULL
+    );
+    CREATE INDEX web_login_attempts_by_time ON web_login_attempts(at);
+    """
+    + _guard("account_events", "id = NEW.id")
+    + _guard("decision_requests", "request_id = NEW.request_id")
+)
+TRIGGERS = tuple(f"{table}_append_only_{what}" for table in ("account_events", "decision_requests")
+                 for what in ("update", "delete", "replace"))
+
+
+def _argon2() -> Any:
+    try:
+        from argon2 import PasswordHasher
+    except ImportError as exc:
+        from ..extras import MissingExtraError
+
+        raise MissingExtraError("argon2", "web", what="accounts need argon2-cffi, which") from exc
+    return PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
+
+
+def hash_password(password: str) -> str:
+    """An argon2id hash of ``password`` (see module docstring for the parameters)."""
+    check_password(password)
+    return str(_argon2().hash(password))
+
+
+def verify_password(stored: str, password: str) -> bool:
+    """Whether ``password`` matches ``stored`` (constant-time inside argon2); never raises on a mismatch."""
+    from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+    if not password or len(password) > MAX_PASSWORD:
+        return False
+    try:
+        return bool(_argon2().verify(stored, password))
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+#: A hash checked when the account does not exist, so that an unknown name costs as long as a wrong password.
+_DUMMY: list[str] = []
+
+
+def burn_time(password: str) -> None:
+    if not _DUMMY:
+        _DUMMY.append(str(_argon2().hash("not a password of anyone here")))
+    verify_password(_DUMMY[0], password or "x")
+
+
+def check_password(password: str) -> None:
+    if len(password) < MIN_PASSWORD:
+        raise ConfigurationError(f"a password needs at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise ConfigurationError(f"a password has at most {MAX_PASSWORD} characters")
+
+
+def check_name(name: str) -> str:
+    if not NAME_RE.match(name):
+        raise ConfigurationError(f"account name {name!r} must be 1-64 lower-case letters, digits, '.', '_' or '-', "
+                                 "starting with a letter or digit")
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """An account's state now: the fold of its events."""
+
+    name: str
+    role: str
+    reviewer_id: str
+    full_name: str | None
+    enabled: bool
+    password_hash: str
+    created_at: str
+    changed_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "role": self.role, "reviewer_id": self.reviewer_id, "full_name": self.full_name,
+                "enabled": self.enabled, "created_at": self.created_at, "changed_at": self.changed_at}
+
+
+def _fold(rows: list[sqlite3.Row]) -> Account | None:
+    account: Account | None = None
+    for row in rows:
+        if row["event"] == "add":
+            account = Account(row["name"], row["role"], row["reviewer_id"], row["full_name"], True,
+                              row["password_hash"], row["at"], row["at"])
+        elif account is not None:
+            enabled = {"disable": False, "enable": True}.get(row["event"], account.enabled)
+            password = row["password_hash"] if row["event"] == "password" else account.password_hash
+            account = Account(account.name, account.role, account.reviewer_id, account.full_name, enabled,
+                              password, account.created_at, row["at"])
+    return account
+
+
+class Accounts:
+    """Accounts over an open queue connection (``ReviewQueue.db``); writes are one transaction each."""
+
+    def __init__(self, db: sqlite3.Connection, clock: Callable[[], str]) -> None:
+        self.db = db
+        self.clock = clock
+
+    def get(self, name: str) -> Account | None:
+        cursor = self.db.cursor()
+        cursor.row_factory = sqlite3.Row
+        rows = cursor.execute("SELECT * FROM account_events WHERE name = ? ORDER BY id", (name,)).fetchall()
+        return _fold(rows)
+
+    def list(self) -> list[Account]:
+        names = [r[0] for r in self.db.execute("SELECT DISTINCT name FROM account_events ORDER BY name")]
+        return [a for a in (self.get(n) for n in names) if a is not None]
+
+    def _append(self, name: str, event: str, *, role: str | None = None, reviewer_id: str | None = None,
+                full_name: str | None = None, password_hash: str | None = None,
+                must: Callable[[Account | None], None]) -> Account:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            must(self.get(name))
+            self.db.execute("INSERT INTO account_events (name, event, role, reviewer_id, full_name, password_hash, at)"
+                            " VALUES (?,?,?,?,?,?,?)", (name, event, role, reviewer_id, full_name, password_hash,
+                                                       self.clock()))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        account = self.get(name)
+        assert account is not None
+        return account
+
+    def add(self, name: str, *, role: str, password: str, reviewer_id: str | None = None,
+            full_name: str | None = None) -> Account:
+        """A new account; its name is never reused, even after it is disabled."""
+        check_name(name)
+        if role not in ROLES:
+            raise ConfigurationError(f"role {role!r} must be one of {', '.join(ROLES)}")
+        reviewer = (reviewer_id or f"bioevidence-user:{name}").strip()
+        if not reviewer or len(reviewer) > 200 or any(c.isspace() for c in reviewer):
+            raise ConfigurationError("--reviewer-id must be one word of at most 200 characters (e.g. orcid:…)")
+        if full_name is not None and (not full_name.strip() or len(full_name) > 200):
+            raise ConfigurationError("--full-name must be 1-200 characters")
+        digest = hash_password(password)
+
+        def must(current: Account | None) -> None:
+            if current is not None:
+                raise ConfigurationError(f"account {name!r} exists (names are never reused); choose another name")
+
+        return self._append(name, "add", role=role, reviewer_id=reviewer, full_name=full_name,
+                            password_hash=digest, must=must)
+
+    def _existing(self, name: str) -> Callable[[Account | None], None]:
+        def must(current: Account | None) -> None:
+            if current is None:
+                raise InputError(f"no account {name!r}; see `bioevidence users list`")
+        return must
+
+    def disable(self, name: str) -> Account:
+        """Disable an account: its sessions stop working at once (checked on every request)."""
+        account = self._append(name, "disable", must=self._existing(name))
+        self.db.execute("DELETE FROM web_sessions WHERE account = ?", (name,))
+        return account
+
+    def enable(self, name: str) -> Account:
+        return self._append(name, "enable", must=self._existing(name))
+
+    def set_password(self, name: str, password: str) -> Account:
+        digest = hash_password(password)
+        account = self._append(name, "password", password_hash=digest, must=self._existing(name))
+        self.db.execute("DELETE FROM web_sessions WHERE account = ?", (name,))
+        return account

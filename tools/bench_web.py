@@ -1,0 +1,289 @@
+"""Benchmark: 50 reviewers at once on ``bioevidence serve`` over a 10,000-record review queue, on loopback.
+
+Setup (once per ``--workdir``, reused after): 10,000 CIViC records (``tests/web/civic_queue.py``:
+real quotes from the pinned papers, the faults reviewers meet) validated with the snapshot
+grounders and queued, and one account per reviewer. Then the real server starts in its own process
+(``bioevidence serve --port 0``) and each reviewer, concurrently (asyncio, one HTTP connection each):
+
+    sign in; then ``--decisions`` times: open a page of the open queue, open a record, decide it
+    (accept / reject / defer with a reason); one form in ``--resend`` is sent twice (a double click).
+
+Afterwards the queue file is checked against what the reviewers were told: every decision the
+server confirmed is in the file exactly once (by its request id), with that reviewer, entry and
+decision; no other decision exists; re-sent forms made no second decision; the ledger verifies
+(``review verify``); and every entry's record carries each reviewer's latest decision. Latency
+percentiles are printed per kind of request. The client shares the 2 cores with the server.
+
+    .venv/bin/python tools/bench_web.py [--reviewers 50] [--records 10000] [--decisions 20]
+
+Bounded: every request has a 60 s timeout and the whole run ``--deadline`` seconds (default 900).
+Only 127.0.0.1 is contacted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("BIOEVIDENCE_SHARED_DATA", REPO.parent / "shared" / "data"))
+SNAPSHOTS = DATA / "civic_corpus" / "snapshots"
+PASSWORD = "benchmark password, loopback only"
+sys.path.insert(0, str(REPO / "tests" / "web"))
+
+
+def build(workdir: Path, records: int, reviewers: int) -> Path:
+    queue = workdir / f"queue-{records}.sqlite"
+    if queue.exists():
+        return queue
+    import civic_queue
+
+    from bioevidence.gate.grounders.config import GrounderOptions, build_grounders
+    from bioevidence.gate.validator import Validator
+    from bioevidence.loop.queue import ReviewQueue
+
+    t0 = time.perf_counter()
+    validator = Validator(None, grounders=build_grounders(GrounderOptions(snapshot_dir=SNAPSHOTS)))
+    partial = queue.with_suffix(".partial")
+    partial.unlink(missing_ok=True)
+    with ReviewQueue(partial) as q:
+        for record in civic_queue.records(DATA, records):
+            report = validator.validate(record)
+            q.add(record, report, reason=f"{report.overall_status}: {', '.join(report.reason_codes())}",
+                  profile="literature-claim")
+        for n in range(reviewers):
+            q.accounts.add(f"reviewer{n:02d}", role="reviewer", password=PASSWORD, reviewer_id=f"orcid:bench-{n:02d}")
+    for suffix in ("-wal", "-shm"):
+        Path(str(partial) + suffix).unlink(missing_ok=True)
+    partial.rename(queue)
+    print(f"setup: {records} records queued and {reviewers} accounts made in {time.perf_counter() - t0:.1f} s")
+    return queue
+
+
+def start(queue: Path, log: Path) -> tuple[subprocess.Popen[str], str, float]:
+    t0 = time.perf_counter()
+    with open(log, "ab") as err:
+        process = subprocess.Popen([sys.executable, "-m", "bioevidence", "serve", "--queue", str(queue), "--port", "0",
+                                    "--snapshot-dir", str(SNAPSHOTS)], stdout=subprocess.PIPE, stderr=err, text=True)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    match = re.match(r"serving (http://127\.0\.0\.1:\d+)/", line)
+    if match is None:
+        process.kill()
+        raise SystemExit(f"serve did not start: {line!r}; see {log}")
+    import httpx
+
+    while True:
+        try:
+            if httpx.get(match.group(1) + "/healthz", timeout=5).text == "ok":
+                return process, match.group(1), time.perf_counter() - t0
+        except httpx.TransportError:
+            time.sleep(0.05)
+
+
+class Reviewer:
+    def __init__(self, n: int, url: str, rng: random.Random) -> None:
+        import httpx
+
+        self.name = f"reviewer{n:02d}"
+        self.reviewer_id = f"orcid:bench-{n:02d}"
+        self.http = httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=1))
+        self.cookies: dict[str, str] = {}
+        self.rng = rng
+        self.latency: dict[str, list[float]] = {"sign-in": [], "queue page": [], "record page": [], "decide": []}
+        self.confirmed: list[dict[str, Any]] = []
+        self.resent = 0
+        self.errors: list[str] = []
+
+    async def _call(self, kind: str, method: str, path: str, data: dict[str, str] | None = None) -> Any:
+        headers = {"cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
+        t0 = time.perf_counter()
+        response = await self.http.request(method, path, data=data, headers=headers)
+        self.latency[kind].append(time.perf_counter() - t0)
+        for header in response.headers.get_list("set-cookie"):
+            name, _, rest = header.partition("=")
+            self.cookies[name] = rest.split(";", 1)[0]
+        return response
+
+    async def run(self, decisions: int, resend: float, total: int) -> None:
+        page = await self._call("sign-in", "GET", "/login")
+        token = re.search(r'name="token" value="([^"]+)"', page.text).group(1)  # type: ignore[union-attr]
+        signed = await self._call("sign-in", "POST", "/login", {"name": self.name, "password": PASSWORD,
+                                                                "token": token})
+        if signed.status_code != 303:
+            self.errors.append(f"sign-in {signed.status_code}")
+            return
+        for _ in range(decisions):
+            listing = await self._call("queue page", "GET", f"/queue?state=open&page={self.rng.randint(1, 150)}")
+            ids = [int(x) for x in re.findall(r'<tr data-entry="(\d+)"', listing.text)]
+            entry = self.rng.choice(ids) if ids else self.rng.randint(1, total)
+            record = await self._call("record page", "GET", f"/entries/{entry}")
+            if record.status_code != 200:
+                self.errors.append(f"record {entry}: {record.status_code}")
+                continue
+            fields = dict(re.findall(r'name="(csrf|request_id)" value="([^"]+)"', record.text))
+            decision = self.rng.choice(["accept", "accept", "reject", "defer"])
+            form = {**fields, "decision": decision, "rationale": f"{decision}: read the passage ({self.name})"}
+            for attempt in range(2 if self.rng.random() < resend else 1):
+                done = await self._call("decide", "POST", f"/entries/{entry}/decide", form)
+                if done.status_code != 303:
+                    self.errors.append(f"decide {entry}: {done.status_code} {done.text[:200]}")
+                    break
+                if attempt == 0:
+                    self.confirmed.append({"request_id": fields["request_id"], "entry": entry, "decision": decision,
+                                           "location": done.headers["location"]})
+                else:
+                    self.resent += 1
+                    if done.headers["location"] != self.confirmed[-1]["location"]:
+                        self.errors.append(f"a re-sent form on entry {entry} answered with another decision")
+
+
+async def load(url: str, reviewers: int, decisions: int, resend: float, total: int, seed: int,
+               deadline: float) -> list[Reviewer]:
+    crowd = [Reviewer(n, url, random.Random(seed * 1000 + n)) for n in range(reviewers)]
+    try:
+        await asyncio.wait_for(asyncio.gather(*(r.run(decisions, resend, total) for r in crowd)), deadline)
+    finally:
+        for r in crowd:
+            await r.http.aclose()
+    return crowd
+
+
+def check(queue: Path, crowd: list[Reviewer]) -> list[str]:
+    """What the file holds against what the server confirmed (see module docstring)."""
+    problems: list[str] = []
+    db = sqlite3.connect(queue)
+    requests = {r[0]: (r[1], r[2], r[3]) for r in db.execute(
+        "SELECT q.request_id, q.entry_id, d.decision, d.reviewer_id FROM decision_requests q "
+        "JOIN decisions d ON d.id = q.decision_id")}
+    made = db.execute("SELECT count(*) FROM decisions").fetchone()[0]
+    confirmed = [(r, c) for r in crowd for c in r.confirmed]
+    for reviewer, c in confirmed:
+        stored = requests.get(c["request_id"])
+        if stored != (c["entry"], c["decision"], reviewer.reviewer_id):
+            problems.append(f"confirmed decision {c['request_id']} is {stored} in the file, not "
+                            f"{(c['entry'], c['decision'], reviewer.reviewer_id)}")
+    if made != len(confirmed) or len(requests) != len(confirmed):
+        problems.append(f"{made} decisions in the file ({len(requests)} request ids) for {len(confirmed)} confirmed")
+    for entry, record_json in db.execute(
+            "SELECT d.entry_id, d.record_json_after FROM decisions d WHERE d.id = "
+            "(SELECT max(id) FROM decisions e WHERE e.entry_id = d.entry_id)"):
+        carried = {a["reviewer"]["id"]: a["decision"] for a in json.loads(record_json)["adjudications"]}
+        latest = dict(db.execute("SELECT reviewer_id, decision FROM decisions WHERE entry_id = ? ORDER BY id",
+                                 (entry,)).fetchall())
+        if carried != latest:
+            problems.append(f"entry {entry}: the record carries {carried}, the decisions say {latest}")
+    db.close()
+    verified = subprocess.run([sys.executable, "-m", "bioevidence", "review", "verify", "--queue", str(queue)],
+                              capture_output=True, text=True, check=False)
+    if verified.returncode != 0:
+        problems.append(f"review verify: {verified.stdout.strip()}")
+    return problems
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def extra_size() -> tuple[float, list[str]]:
+    """MB on disk of the distributions the web extra adds to a core install (its closure minus the core's)."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    def closure(names: list[str]) -> set[str]:
+        seen: set[str] = set()
+        todo = list(names)
+        while todo:
+            name = todo.pop().lower().replace("_", "-")
+            if name in seen:
+                continue
+            try:
+                dist = metadata.distribution(name)
+            except metadata.PackageNotFoundError:
+                continue
+            seen.add(name)
+            for raw in dist.requires or []:
+                req = Requirement(raw)
+                if req.marker is None or req.marker.evaluate({"extra": ""}):
+                    todo.append(req.name)
+        return seen
+
+    core = closure([Requirement(r).name for r in metadata.distribution("bioevidence").requires or []
+                    if "extra ==" not in r])
+    web = closure(["fastapi", "uvicorn", "jinja2", "argon2-cffi", "python-multipart"]) - core
+    size = 0
+    for name in web:
+        for f in metadata.distribution(name).files or []:
+            path = Path(str(f.locate()))
+            if path.is_file():
+                size += path.stat().st_size
+    return size / 1e6, sorted(web)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reviewers", type=int, default=50)
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--decisions", type=int, default=20, help="decisions per reviewer")
+    parser.add_argument("--resend", type=float, default=0.05, help="share of forms sent twice")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--deadline", type=float, default=900)
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/bioevidence-bench-web"))
+    args = parser.parse_args()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    pristine = build(args.workdir, args.records, args.reviewers)
+    queue = args.workdir / "run.sqlite"
+    for suffix in ("", "-wal", "-shm", ".session-secret"):
+        Path(str(queue) + suffix).unlink(missing_ok=True)
+    queue.write_bytes(pristine.read_bytes())
+    process, url, cold = start(queue, args.workdir / "serve.log")
+    try:
+        t0 = time.perf_counter()
+        crowd = asyncio.run(load(url, args.reviewers, args.decisions, args.resend, args.records, args.seed,
+                                 args.deadline))
+        wall = time.perf_counter() - t0
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()
+    errors = [e for r in crowd for e in r.errors]
+    problems = check(queue, crowd)
+    confirmed = sum(len(r.confirmed) for r in crowd)
+    print(f"serve cold start (process start to first answer, {args.records} entries verified): {cold:.2f} s")
+    print(f"{args.reviewers} reviewers, {confirmed} decisions confirmed, {sum(r.resent for r in crowd)} forms "
+          f"re-sent, in {wall:.1f} s ({confirmed / wall:.1f} decisions/s)")
+    print(f"{'request':<12} {'count':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+    everything: list[float] = []
+    for kind in ("sign-in", "queue page", "record page", "decide"):
+        values = [v for r in crowd for v in r.latency[kind]]
+        everything += values
+        if values:
+            print(f"{kind:<12} {len(values):>6} {_pct(values, 0.5):>8.1f} {_pct(values, 0.95):>8.1f} "
+                  f"{max(values) * 1000:>8.1f}")
+    print(f"{'all':<12} {len(everything):>6} {_pct(everything, 0.5):>8.1f} {_pct(everything, 0.95):>8.1f} "
+          f"{statistics.fmean(everything) * 1000:>8.1f} (mean)")
+    size, dists = extra_size()
+    print(f"web extra: {size:.1f} MB on disk beyond the core install ({', '.join(dists)})")
+    if errors or problems:
+        for line in [*errors, *problems][:20]:
+            print("PROBLEM:", line)
+        raise SystemExit(1)
+    print("no decision lost or duplicated; review verify: ok")
+
+
+if __name__ == "__main__":
+    main()
