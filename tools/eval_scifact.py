@@ -54,7 +54,16 @@ def main() -> None:
     ap.add_argument("--no-lexicon", action="store_true")
     ap.add_argument("--plain", action="store_true", help="broad subquery only, no title boost, no judge")
     ap.add_argument("--limit", type=int, default=0, help="first N claims only (0 = all)")
+    ap.add_argument("--stance-model", help="label stance with this model (LLMStance) instead of the lexical rule")
+    ap.add_argument("--base-url", help="OpenAI-compatible server for --stance-model [default: $OPENAI_BASE_URL]")
     args = ap.parse_args()
+    stance_llm = None
+    if args.stance_model:
+        from bioevidence.librarian.stance import LLMStance
+        from bioevidence.loop.llm import LLM, OpenAITransport
+
+        stance_llm = LLMStance(LLM(OpenAITransport(args.base_url, timeout=600), args.stance_model))
+    stance_calls = {"labelled": 0, "failed": 0}
 
     root = Path(args.data) / "claims" / "scifact"
     index = Path(args.index)
@@ -85,6 +94,10 @@ def main() -> None:
         t0 = time.perf_counter()
         answer = lib.ask(c["claim"])
         lat.append(time.perf_counter() - t0)
+        if stance_llm is not None:
+            info = stance_llm.label(answer)
+            stance_calls["labelled"] += info.get("labelled", 0)
+            stance_calls["failed"] += "error" in info
         ranked = [p.doc.doc_id for p in answer.papers]
         cited = {str(x) for x in c["cited_doc_ids"]}
         beir.append(ndcg10(ranked, cited))
@@ -132,6 +145,9 @@ def main() -> None:
               f"{statistics.mean(share[k]) if share[k] else 0:.4f} (mean over claims); of all "
               f"{at[k][0] / max(1, at[k][1]):.4f} ({at[k][0]}/{at[k][1]}); claims with one "
               f"{hit[k][0] / max(1, hit[k][1]):.4f}")
+    if stance_llm is not None:
+        print(f"stance by {args.stance_model}: {stance_calls['labelled']} sentences labelled by the model, "
+              f"{stance_calls['failed']} calls unusable (their sentences keep the lexical label)")
     print("stance of returned sentences (rows: gold, a rationale's label or neutral; columns: predicted)")
     print(f"{'':>12} " + " ".join(f"{x:>11}" for x in ("supports", "contradicts", "neutral")))
     for gold_label in ("supports", "contradicts", "neutral"):
