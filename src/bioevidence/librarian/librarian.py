@@ -112,7 +112,8 @@ class Librarian:
                  vocabularies: tuple[str | Path, ...] = (),
                  settings: Settings | None = None, scoring: Scoring | None = None,
                  judge: LexicalJudge | LLMJudge | str | None = None, planner: Any = None, llm: Any = None,
-                 progress: Callable[[str], None] | None = None) -> None:
+                 progress: Callable[[str], None] | None = None, retriever: str = "bm25",
+                 fusion: Any = None) -> None:
         if index is None and backend is None:
             raise ConfigurationError("give a local index folder or a backend; build an index with "
                                      "`bioevidence index build SOURCE... --index DIR`")
@@ -147,6 +148,14 @@ class Librarian:
         self._idf: dict[str, float] | None = None
         self._candidates: list[Candidate] = []
         self._terms: QueryTerms | None = None
+        self.retriever = retriever
+        self.dense: Any = None  # hybrid.DenseRetriever for --retriever dense|hybrid (issue 14)
+        if retriever != "bm25":
+            from .hybrid import DenseRetriever
+
+            if self.index is None:
+                raise ConfigurationError(f"--retriever {retriever} needs a local index with dense vectors")
+            self.dense = DenseRetriever(self.index, **({"spec": fusion} if fusion is not None else {}))
 
     @property
     def idf(self) -> dict[str, float]:
@@ -184,6 +193,8 @@ class Librarian:
         self.progress(f"searching · {len(plan.subqueries)} subqueries")
         results, errors = self._search(plan)
         pool = fuse(results)
+        if self.dense is not None:
+            pool = self.dense.apply(question, pool, self.retriever)
         self.progress(f"found {len(pool)} candidate papers")
         materialise = getattr(self.backend, "materialise", None)
         if materialise is None:

@@ -50,11 +50,13 @@ DEFAULT_URLS = {
     "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest",
     "eutils": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
     "crossref": "https://api.crossref.org",
+    "dblp": "https://sparql.dblp.org",
 }
 ENV_URLS = {
     "europepmc": "BIOEVIDENCE_EUROPEPMC_URL",
     "eutils": "BIOEVIDENCE_EUTILS_URL",
     "crossref": "BIOEVIDENCE_CROSSREF_URL",
+    "dblp": "BIOEVIDENCE_DBLP_SPARQL_URL",
 }
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
@@ -73,6 +75,7 @@ def default_limits(ncbi_api_key: str | None) -> dict[str, HostLimit]:
         "eutils": HostLimit(10.0 if ncbi_api_key else 3.0, 10 if ncbi_api_key else 3),
         "europepmc": HostLimit(None, 5),
         "crossref": HostLimit(10.0, 3),
+        "dblp": HostLimit(2.0, 2),
         "default": HostLimit(None, 4),
     }
 

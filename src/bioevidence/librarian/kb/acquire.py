@@ -1,0 +1,211 @@
+"""The full-text ladder for one bibliography entry, every tier pinned in the KB's store.
+
+Tiers, best first; the first that gives text wins, and every attempt is recorded with the reason
+it failed:
+
+1. **full text, local file** named in the entry's ``file`` field: JATS (``.xml``, ``.nxml``,
+   ``.gz``) or plain text (``.txt``, ``.md``); a PDF is refused with the reason (no PDF reader
+   ships with bioevidence: give its JATS or text);
+2. **already pinned** (``--snapshot-dir``): the work as pinned there (full text, else abstract),
+   copied byte for byte, no network;
+3. **full text, Europe PMC / PMC** by PMCID, PMID or DOI through the pin stage's
+   :class:`~bioevidence.sources.pin.Pinner` (metadata page pinned too; its abstract is the
+   abstract tier when there is no open full text);
+4. **abstract** from the entry's ``abstract`` field, pinned as UTF-8 text;
+5. **metadata only**: the entry itself, pinned as BibTeX-ish JSON (title and identifiers are
+   searchable; there is nothing to quote).
+
+Only tier 3 touches the network (through ``sources``), and only when ``network`` is given.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import BioevidenceError, InputError
+from ...sources.bibtex import BibEntry
+from ...sources.catalogue import Catalogue, Work
+from ...sources.store import SnapshotStore
+from .layout import Attempt, EntryRecord, fingerprint
+
+__all__ = ["Acquirer", "entry_fingerprint"]
+
+JATS_SUFFIXES = (".xml", ".nxml", ".xml.gz", ".nxml.gz")
+TEXT_SUFFIXES = (".txt", ".md", ".text")
+
+
+def entry_fingerprint(entry: BibEntry) -> str:
+    return fingerprint(entry.key, [i.key for i in entry.ids], entry.title, list(entry.files), entry.abstract)
+
+
+@dataclass
+class Acquirer:
+    """Runs the ladder for entries into ``store`` / ``catalogue`` (the KB's ``snapshots/``).
+
+    ``pinned``: an already pinned snapshot folder (store, catalogue) to use first; ``network``: a
+    zero-argument callable giving a :class:`~bioevidence.sources.pin.Pinner` on the KB's store
+    (called only when an entry needs it), or ``None`` for no network."""
+
+    store: SnapshotStore
+    catalogue: Catalogue
+    pinned: tuple[SnapshotStore, Catalogue] | None = None
+    network: Callable[[], Any] | None = None
+    resolver: str = "europepmc"
+    clock: Callable[[], str] | None = None
+
+    def acquire(self, entry: BibEntry, source: str = "") -> EntryRecord:
+        attempts: list[Attempt] = []
+        base = dict(key=entry.key, fingerprint=entry_fingerprint(entry), ids=[i.key for i in entry.ids],
+                    title=entry.title, authors=list(entry.authors), year=entry.year, journal=entry.journal,
+                    source=source)
+        for step in (self._local, self._snapshot, self._remote, self._abstract):
+            found = step(entry, attempts)
+            if found is not None:
+                return EntryRecord(**base, **found, attempts=attempts)  # type: ignore[arg-type]
+        data = json.dumps({"key": entry.key, "type": entry.entry_type, "title": entry.title,
+                           "authors": list(entry.authors), "year": entry.year, "journal": entry.journal,
+                           "ids": [i.key for i in entry.ids], "url": entry.url}, sort_keys=True,
+                          ensure_ascii=False).encode()
+        sha = self.store.put(data, ext="json")
+        return EntryRecord(**base, tier="metadata", via="bibtex", sha256=sha, format="bibtex",  # type: ignore[arg-type]
+                           attempts=attempts)
+
+    # -- tiers -------------------------------------------------------------------------------
+    def _local(self, entry: BibEntry, attempts: list[Attempt]) -> dict[str, Any] | None:
+        if not entry.files:
+            attempts.append(Attempt("fulltext", "local-file", False, "no file named in the entry"))
+            return None
+        for name in entry.files:
+            path = Path(name)
+            lower = path.name.lower()
+            if not path.is_file():
+                attempts.append(Attempt("fulltext", "local-file", False, f"{name} does not exist"))
+                continue
+            if lower.endswith(".pdf"):
+                attempts.append(Attempt("fulltext", "local-file", False,
+                                        f"{path.name} is a PDF: bioevidence reads JATS and plain text; "
+                                        "name the article's JATS or a .txt in the entry"))
+                continue
+            try:
+                found = self._local_file(entry, path, lower)
+            except (InputError, OSError, UnicodeDecodeError) as exc:
+                reason = exc.message if isinstance(exc, BioevidenceError) else str(exc)
+                attempts.append(Attempt("fulltext", "local-file", False, f"{path.name}: {reason}"))
+                continue
+            if found is None:
+                attempts.append(Attempt("fulltext", "local-file", False,
+                                        f"{path.name} is neither JATS ({', '.join(JATS_SUFFIXES)}) nor text "
+                                        f"({', '.join(TEXT_SUFFIXES)})"))
+                continue
+            attempts.append(Attempt("fulltext", "local-file", True, str(path)))
+            return found
+        return None
+
+    def _local_file(self, entry: BibEntry, path: Path, lower: str) -> dict[str, Any] | None:
+        from ...io import read_limited
+
+        data = read_limited(path)
+        if lower.endswith(".gz"):
+            from ...io import gunzip_limited
+            from ...limits import size_limit
+
+            data = gunzip_limited(data, size_limit("max_inflated"), name=str(path))
+            lower = lower[:-3]
+        if lower.endswith(JATS_SUFFIXES):
+            from ...sources.jats_meta import parse_jats_metadata
+            from ...sources.pin import jats_access
+
+            meta = parse_jats_metadata(data, file=str(path))
+            _open, licence = jats_access(data)
+            sha = self.store.put(data, ext="xml")
+            ids = [*meta.ids, *(i for i in entry.ids if i not in meta.ids)]
+            ids.sort(key=lambda i: ("doi", "pmid", "pmcid").index(i.scheme))
+            if not ids:
+                return {"tier": "fulltext", "via": "local-file", "sha256": sha, "format": "jats"}
+            work = Work(key=ids[0].key, resolver="local", metadata_sha256=sha, fulltext_sha256=sha, license=licence,
+                        retrieved_at=self._now(), urls=(path.resolve().as_uri(),),
+                        extra={"ids": [i.key for i in ids[1:]]} if len(ids) > 1 else {})
+            self.catalogue.add(work)
+            return {"tier": "fulltext", "via": "local-file", "sha256": sha, "format": "snapshot", "work": work.key}
+        if lower.endswith(TEXT_SUFFIXES):
+            data.decode("utf-8")  # a text file must be UTF-8 (UnicodeDecodeError is the reason otherwise)
+            return {"tier": "fulltext", "via": "local-file", "sha256": self.store.put(data, ext="txt"),
+                    "format": "text"}
+        return None
+
+    def _snapshot(self, entry: BibEntry, attempts: list[Attempt]) -> dict[str, Any] | None:
+        if self.pinned is None:
+            return None
+        store, catalogue = self.pinned
+        work = next((w for w in (catalogue.get(i) for i in entry.ids) if w is not None), None)
+        if work is None:
+            attempts.append(Attempt("fulltext", "snapshot", False, "not pinned in --snapshot-dir"
+                                    if entry.ids else "no identifier to look up in --snapshot-dir"))
+            return None
+        for sha in work.hashes:
+            found = store.find(sha)
+            ext = found.name[64:].removesuffix(".gz").lstrip(".") if found is not None else ""
+            got = self.store.put(store.read(sha), ext=ext)
+            if got != sha:  # pragma: no cover - put re-hashes what read verified
+                raise InputError(f"pinned bytes {sha} re-hash to {got}", file=str(found))
+        self.catalogue.add(work)
+        tier = "fulltext" if work.fulltext_sha256 else "abstract"
+        if tier != "fulltext":
+            attempts.append(Attempt("fulltext", "snapshot", False, "pinned without open full text"))
+        attempts.append(Attempt(tier, "snapshot", True, work.key))
+        return {"tier": tier, "via": "snapshot", "sha256": work.pinned_sha256, "format": "snapshot", "work": work.key}
+
+    def _remote(self, entry: BibEntry, attempts: list[Attempt]) -> dict[str, Any] | None:
+        via = self.resolver
+        if self.network is None:
+            if entry.ids:
+                attempts.append(Attempt("fulltext", via, False, "no network for this build (--offline)"))
+            return None
+        if not entry.ids:
+            attempts.append(Attempt("fulltext", via, False, "the entry has no PMID, PMCID or DOI to look up"))
+            return None
+        from ...sources.metadata import parse_metadata
+
+        pinner = self.network()
+        result = pinner.pin(entry.ids[0])
+        if result.status == "failed" or result.work is None:
+            attempts.append(Attempt("fulltext", via, False, f"{result.error} (retryable: run the build again)"))
+            return None
+        work: Work = result.work
+        self.catalogue.add(work)
+        if work.fulltext_sha256:
+            attempts.append(Attempt("fulltext", via, True, work.key))
+            return {"tier": "fulltext", "via": via, "sha256": work.fulltext_sha256, "format": "snapshot",
+                    "work": work.key}
+        meta = parse_metadata(self.store.read(work.metadata_sha256), want=work.key)
+        if not meta.found:
+            attempts.append(Attempt("fulltext", via, False, f"{work.key} not found"))
+            return None
+        reason = ("not in PubMed Central (no PMCID)" if not meta.pmcid else
+                  "not open access" if meta.open_access is False else "no open JATS full text served")
+        attempts.append(Attempt("fulltext", via, False, reason))
+        if meta.abstract:
+            attempts.append(Attempt("abstract", via, True, work.key))
+            return {"tier": "abstract", "via": via, "sha256": work.pinned_sha256, "format": "snapshot",
+                    "work": work.key}
+        attempts.append(Attempt("abstract", via, False, "the pinned record has no abstract"))
+        return None
+
+    def _abstract(self, entry: BibEntry, attempts: list[Attempt]) -> dict[str, Any] | None:
+        if not entry.abstract.strip():
+            attempts.append(Attempt("abstract", "bibtex", False, "no abstract field in the entry"))
+            return None
+        sha = self.store.put(entry.abstract.encode("utf-8"), ext="txt")
+        attempts.append(Attempt("abstract", "bibtex", True, "abstract field"))
+        return {"tier": "abstract", "via": "bibtex", "sha256": sha, "format": "abstract-text"}
+
+    def _now(self) -> str:
+        if self.clock is not None:
+            return self.clock()
+        from datetime import UTC, datetime
+
+        return datetime.now(UTC).replace(microsecond=0).isoformat()

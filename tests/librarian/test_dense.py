@@ -1,0 +1,98 @@
+"""Dense retrieval offline: the shipped all-MiniLM-L6-v2, the persistent vector index, `index build
+--dense` and `ask --retriever dense|hybrid` over real SciFact abstracts (120 of them: small to encode)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from bioevidence.cli import cli
+from bioevidence.errors import ConfigurationError, IntegrityError
+from bioevidence.librarian.dense import DenseIndex, load_encoder
+from bioevidence.librarian.index import LocalIndex
+
+if not os.environ.get("CI"):  # under CI the kb extra is installed (.ci/run): a missing one fails
+    pytest.importorskip("sentence_transformers", reason="pip install 'bioevidence[kb]'")
+
+
+@pytest.fixture(scope="module")
+def scifact_dense(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("scifact_dense")
+    with gzip.open(shared_data / "claims" / "scifact" / "corpus.jsonl.gz", "rt") as fh:
+        lines = [next(fh) for _ in range(120)]
+    (root / "corpus.jsonl").write_text("".join(lines))
+    result = CliRunner().invoke(cli, ["index", "build", str(root / "corpus.jsonl"), "--index", str(root / "ix"),
+                                      "--dense"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["docs"] == 120 and out["dense"]["chunks"] >= 120
+    return root / "ix"
+
+
+def test_the_shipped_model_encodes_offline_into_unit_vectors_that_rank_meaning() -> None:
+    enc = load_encoder()
+    v = enc.encode(["BRAF V600E mutations in melanoma respond to vemurafenib.",
+                    "Vemurafenib treats melanoma carrying the BRAF V600E mutation.",
+                    "How to bake sourdough bread at home."])
+    assert v.shape == (3, 384) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert float(v[0] @ v[1]) > 0.7 > 0.2 > float(v[0] @ v[2])
+    assert np.allclose(enc.encode(["How to bake sourdough bread at home."])[0], v[2], atol=1e-5)  # batch-independent
+
+
+def test_the_vector_index_round_trips_and_refuses_corrupted_vectors(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    m = rng.standard_normal((50, 8)).astype(np.float32)
+    m /= np.linalg.norm(m, axis=1, keepdims=True)
+    ix = DenseIndex.write(tmp_path / "d", m, [[i, 0, []] for i in range(50)], model="test")
+    assert ix.search(m[7], 3)[0] == (7, pytest.approx(1.0))
+    assert [r for r, _ in ix.search(m[7], 50)] == sorted(range(50), key=lambda i: (-float(m[i] @ m[7]), i))
+    DenseIndex.load(tmp_path / "d", verify=True)
+    data = bytearray((tmp_path / "d" / "vectors.npy").read_bytes())
+    data[-1] ^= 0xFF
+    (tmp_path / "d" / "vectors.npy").write_bytes(bytes(data))
+    with pytest.raises(IntegrityError, match="rebuild"):
+        DenseIndex.load(tmp_path / "d", verify=True)
+    with pytest.raises(ConfigurationError, match="--dense"):
+        DenseIndex.load(tmp_path / "nothing")
+
+
+@pytest.mark.parametrize("retriever", ["dense", "hybrid"])
+def test_ask_with_dense_and_hybrid_retrievers_returns_verbatim_passage_slices(scifact_dense: Path,
+                                                                                retriever: str) -> None:
+    index = LocalIndex(scifact_dense)
+    title = index.docs[5].title
+    result = CliRunner().invoke(cli, ["ask", title, "--index", str(scifact_dense), "--retriever", retriever,
+                                      "--json", "--top-k", "5"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["items"] and answer["items"][0]["doc_id"] == index.docs[5].doc_id
+    for item in answer["items"]:
+        doc = index.docs[index.by_doc_id[item["doc_id"]]]
+        assert any(item["text"] in p.text for p in index.passages(doc.idx))
+
+
+def test_a_paper_title_finds_its_paper_first_by_dense_retrieval(scifact_dense: Path) -> None:
+    from bioevidence.librarian.librarian import Librarian
+
+    index = LocalIndex(scifact_dense)
+    target = index.docs[3]
+    dense = Librarian(index, use_lexicon=False, retriever="dense")
+    vec = dense.dense.embed(target.title)
+    assert dense.dense.docs(vec, 3)[0][0] == target.idx
+
+
+def test_hybrid_without_vectors_names_the_fix(tmp_path: Path, shared_data: Path) -> None:
+    with gzip.open(shared_data / "claims" / "scifact" / "corpus.jsonl.gz", "rt") as fh:
+        (tmp_path / "c.jsonl").write_text("".join(next(fh) for _ in range(5)))
+    runner = CliRunner()
+    assert runner.invoke(cli, ["index", "build", str(tmp_path / "c.jsonl"), "--index", str(tmp_path / "ix")]
+                         ).exit_code == 0
+    result = runner.invoke(cli, ["ask", "anything", "--index", str(tmp_path / "ix"), "--retriever", "hybrid"])
+    assert result.exit_code == 3 and "--dense" in result.stderr

@@ -1,0 +1,145 @@
+"""Fusion of lexical and dense retrieval on SciFact: tuned on a tuning split, reported on a held-out one.
+
+SciFact's test labels are withheld and its dev split is not in ../shared/data, so the 809 train
+claims are split by id: **held-out = claims whose id is divisible by 3** (never looked at while
+tuning), **tune = the others**. (The lexical librarian's own weights were tuned on all train claims
+by issue 6, so its held-out figure is slightly optimistic; the fusion weights below never saw the
+held-out claims.)
+
+Lists per claim: the librarian's lexical pool (planner subqueries, fused; what ``ask`` ranks) and
+the dense list (best chunk per document, all-MiniLM-L6-v2). Configurations: SW-RRF with
+Perspicacité's constants (k 60, threshold 0.8, steepness 30) and with a tuned threshold and
+steepness; Perspicacité's hybrid re-scoring of the dense top 150 (BM25 over the candidates,
+0.5/0.5, min-max); plain RRF (k, weights tuned); a convex combination (weight tuned). The winner on
+tune is then run through the whole ``ask --retriever hybrid`` (judge included) on held-out, timed
+per question once loaded.
+
+    .venv/bin/python tools/eval_fusion.py [--index /tmp/bioevidence_scifact_dense] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def ndcg10(ranked: list[str], relevant: set[str]) -> float:
+    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in relevant)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(10, len(relevant))))
+    return dcg / ideal if ideal else 0.0
+
+
+def configs() -> list[tuple[str, Any]]:
+    from bioevidence.librarian.fusion import FusionSpec
+
+    out: list[tuple[str, Any]] = [("bm25 (lexical pool)", "bm25"), ("dense only", "dense"),
+                                  ("Perspicacité hybrid re-score of dense top 150 (0.5/0.5)", "persp"),
+                                  ("SW-RRF, Perspicacité constants (k 60, thr 0.8, steep 30)", FusionSpec("sw_rrf"))]
+    for thr in (0.6, 0.7, 0.75, 0.8, 0.85, 0.9):
+        for steep in (5.0, 10.0, 30.0):
+            out.append((f"SW-RRF k 60 thr {thr} steep {steep:g}", FusionSpec("sw_rrf", threshold=thr, steepness=steep)))
+    for k in (10.0, 30.0, 60.0, 100.0):
+        for w in (0.3, 0.4, 0.5, 0.6, 0.7):
+            out.append((f"RRF k {k:g} dense weight {w}", FusionSpec("rrf", dense_weight=w, k=k)))
+    for w in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+        out.append((f"convex dense weight {w}", FusionSpec("convex", dense_weight=w)))
+    return out
+
+
+def main() -> None:
+    from bioevidence.librarian.analysis import analyze
+    from bioevidence.librarian.fusion import chroma_score, fuse_lists, perspicacite_hybrid
+    from bioevidence.librarian.hybrid import DENSE_DOCS, DenseRetriever
+    from bioevidence.librarian.index import LocalIndex, build_index
+    from bioevidence.librarian.kb.vectors import build_dense
+    from bioevidence.librarian.lexicon import default_lexicon
+    from bioevidence.librarian.librarian import Librarian, Settings, fuse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--index", default="/tmp/bioevidence_scifact_dense")
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--skip-final", action="store_true")
+    args = ap.parse_args()
+    root = DATA / "claims" / "scifact"
+    ix_dir = Path(args.index)
+    if not (ix_dir / "index.sqlite").is_file():
+        s = build_index([root / "corpus.jsonl.gz"], ix_dir)
+        print(f"index: {s.docs} docs in {s.seconds:.1f} s")
+    if not (ix_dir / "dense" / "units.json").is_file():
+        d = build_dense(ix_dir, progress=lambda a, b: print(f"\rencoded {a}/{b}", end="", flush=True))
+        print(f"\ndense: {d.chunks} chunks in {d.seconds:.1f} s ({d.chunks_per_s:.1f} chunks/s)")
+    claims = [json.loads(x) for x in (root / "claims_train.jsonl").read_text().splitlines() if x.strip()]
+    if args.limit:
+        claims = claims[: args.limit]
+    lexicon = default_lexicon(DATA / "references")
+    index = LocalIndex(ix_dir)
+    lib = Librarian(index, lexicon=lexicon, settings=Settings(top_k=10, max_abstract_papers=10))
+    dense = DenseRetriever(index)
+    rows: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    for c in claims:
+        plan = lib.planner.plan(c["claim"])
+        results, _ = lib._search(plan)
+        pool = fuse(results)
+        vec = dense.embed(c["claim"])
+        dlist = dense.docs(vec, DENSE_DOCS)
+        toks = analyze(c["claim"])
+        bm = index.scores("TITLE_ABS", toks)
+        rows.append({"id": c["id"], "rel": {str(d) for d in c.get("cited_doc_ids", [])},
+                     "lex": [(p.doc.idx, p.fused) for p in pool], "dense": dlist,
+                     "bm25": {idx: float(bm[idx]) for idx, _ in dlist}})
+    print(f"lists for {len(rows)} claims in {time.perf_counter() - t0:.1f} s")
+    name = [d.doc_id for d in index.docs]
+    split = {"tune": [r for r in rows if r["id"] % 3], "held-out": [r for r in rows if r["id"] % 3 == 0]}
+
+    def score(cfg: Any, part: list[dict[str, Any]]) -> float:
+        out = []
+        for r in part:
+            if cfg == "bm25":
+                ranked = [k for k, _ in r["lex"]]
+            elif cfg == "dense":
+                ranked = [k for k, _ in r["dense"]]
+            elif cfg == "persp":
+                vec = [(k, chroma_score(c)) for k, c in r["dense"]]
+                ranked = [k for k, _ in perspicacite_hybrid(vec[:150], r["bm25"])]
+            else:
+                ranked = [k for k, _ in fuse_lists(r["lex"], r["dense"], cfg)]
+            out.append(ndcg10([name[i] for i in ranked[:10]], r["rel"]))
+        return statistics.mean(out)
+
+    table = [(label, cfg, score(cfg, split["tune"]), score(cfg, split["held-out"])) for label, cfg in configs()]
+    best = max((t for t in table if not isinstance(t[1], str)), key=lambda t: t[2])
+    print(f"\ntune {len(split['tune'])} claims, held-out {len(split['held-out'])} claims (BEIR nDCG@10, no judge)\n")
+    print("| configuration | tune | held-out |")
+    print("|---|---|---|")
+    for label, cfg, tune, held in table:
+        mark = " **(winner on tune)**" if label == best[0] else ""
+        if isinstance(cfg, str) or "Perspicacité" in label or mark or label.endswith(("weight 0.5", "steep 30")):
+            print(f"| {label}{mark} | {tune:.4f} | {held:.4f} |")
+    print(f"\nwinner: {best[0]} ({best[1]})")
+    if args.skip_final:
+        return
+    held_claims = [c for c in claims if c["id"] % 3 == 0]
+    for retriever in ("bm25", "dense", "hybrid"):
+        lib2 = Librarian(index, lexicon=lexicon, retriever=retriever, fusion=best[1],
+                         settings=Settings(top_k=10, max_abstract_papers=10))
+        lat, nd = [], []
+        for c in held_claims:
+            t = time.perf_counter()
+            answer = lib2.ask(c["claim"])
+            lat.append(time.perf_counter() - t)
+            nd.append(ndcg10([p.doc.doc_id for p in answer.papers], {str(d) for d in c.get("cited_doc_ids", [])}))
+        print(f"ask --retriever {retriever} (judge on), held-out: nDCG@10 {statistics.mean(nd):.4f}, "
+              f"median {statistics.median(lat) * 1e3:.0f} ms/question, p90 "
+              f"{sorted(lat)[int(len(lat) * 0.9)] * 1e3:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
