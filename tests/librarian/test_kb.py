@@ -107,6 +107,31 @@ def test_an_interrupted_build_resumes_and_a_rebuild_encodes_nothing(shared_data:
     assert third.acquired == 0 and third.encoded == 0 and third.chunks == second.chunks
 
 
+def test_kb_build_on_a_dask_scheduler_encodes_what_the_serial_build_does(
+        civic_kb: tuple[Path, dict[str, Any], list[str]], shared_data: Path, tmp_path: Path) -> None:
+    """`kb build --scheduler local:1` (issue 17's hook, as `index build`): the chunks are encoded on a
+    Dask worker that loads the model once; the vectors match the serial build's."""
+    pytest.importorskip("distributed", reason="pip install 'bioevidence[dask]'")
+    import numpy as np
+
+    bib = _civic_bib(shared_data, tmp_path, n=2)
+    result = CliRunner().invoke(cli, ["kb", "build", str(bib), "--kb", str(tmp_path / "kb"), "--offline", "--quiet",
+                                      "--snapshot-dir", str(shared_data / "civic_corpus" / "snapshots"),
+                                      "--scheduler", "local:1"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["tiers"]["fulltext"] == 2 and report["encoded"] == report["chunks"] > 0
+    on_cluster = DenseIndex.load(tmp_path / "kb" / "index" / "dense", verify=True)
+    serial = DenseIndex.load(civic_kb[0] / "index" / "dense", verify=True)
+    serial_docs = {d.doc_id: d.idx for d in LocalIndex(civic_kb[0] / "index").docs}
+    cluster_docs = LocalIndex(tmp_path / "kb" / "index").docs
+    for doc in cluster_docs:
+        mine = [r for r, u in enumerate(on_cluster.units) if u[0] == doc.idx]
+        theirs = [r for r, u in enumerate(serial.units) if u[0] == serial_docs[doc.doc_id]]
+        assert [on_cluster.units[r][1:] for r in mine] == [serial.units[r][1:] for r in theirs]
+        assert np.allclose(on_cluster.vectors[mine], serial.vectors[theirs], atol=1e-5)
+
+
 def test_merge_list_and_stats(civic_kb: tuple[Path, dict[str, Any], list[str]], shared_data: Path,
                               tmp_path: Path) -> None:
     kb_dir = civic_kb[0]

@@ -126,6 +126,14 @@ def build(bibliographies: tuple[Path, ...], kb_dir: Path, snapshot_dir: Path | N
     Per entry: full text from a local file named in the entry, else the pinned work in
     --snapshot-dir, else Europe PMC / PMC open full text, else the abstract, else metadata only;
     every tier pinned by SHA-256 in KB/snapshots. An interrupted build resumes where it stopped.
+    --scheduler encodes the chunks on Dask workers (each loads the model once; docs/scale.md).
+
+    \b
+    Examples:
+      bioevidence kb build refs.bib --kb mykb/
+      bioevidence kb build refs.bib --kb mykb/ --snapshot-dir snapshots/   # pinned works first, no network
+      bioevidence kb build pmids.txt --kb mykb/ --offline
+      bioevidence kb build refs.bib --kb mykb/ --scheduler local:2
     """
     from ..librarian.kb.build import build_kb
 
@@ -144,7 +152,12 @@ def build(bibliographies: tuple[Path, ...], kb_dir: Path, snapshot_dir: Path | N
 @click.option("--kb", "kb_dir", required=True, type=click.Path(file_okay=False, path_type=Path))
 @scheduler_option
 def merge(sources: tuple[Path, ...], kb_dir: Path, scheduler: str | None) -> None:
-    """Merge knowledge bases SOURCE... into --kb (pinned bytes copied, vectors reused)."""
+    """Merge knowledge bases SOURCE... into --kb (pinned bytes copied, vectors reused).
+
+    \b
+    Examples:
+      bioevidence kb merge kbA/ kbB/ --kb both/
+    """
     from ..librarian.kb.build import merge_kbs
 
     _require("kb merge")
@@ -155,7 +168,13 @@ def merge(sources: tuple[Path, ...], kb_dir: Path, scheduler: str | None) -> Non
 @click.option("--kb", "kb_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="One JSON line per entry.")
 def list_(kb_dir: Path, as_json: bool) -> None:
-    """The entries of a knowledge base: tier, route, pinned hash, title."""
+    """The entries of a knowledge base: tier, route, pinned hash, title.
+
+    \b
+    Examples:
+      bioevidence kb list --kb mykb/
+      bioevidence kb list --kb mykb/ --json   # with every failed tier and why
+    """
     from ..librarian.kb.layout import KnowledgeBase
 
     for rec in KnowledgeBase(kb_dir).require():
@@ -168,7 +187,12 @@ def list_(kb_dir: Path, as_json: bool) -> None:
 @kb.command("stats")
 @click.option("--kb", "kb_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 def stats(kb_dir: Path) -> None:
-    """Counts by tier and route, documents, chunks, size on disk (one JSON object)."""
+    """Counts by tier and route, documents, chunks, size on disk (one JSON object).
+
+    \b
+    Examples:
+      bioevidence kb stats --kb mykb/
+    """
     from ..librarian.kb.build import kb_stats
 
     click.echo(json.dumps(kb_stats(kb_dir)))
@@ -183,15 +207,36 @@ def stats(kb_dir: Path) -> None:
 @click.option("--index", "index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="agentic: also search this local index.")
 @click.option("--europepmc", is_flag=True, help="agentic: also search Europe PMC (BIOEVIDENCE_EUROPEPMC_URL).")
+@click.option("--model", help="Model for a cited synthesis (as the server lists it at /v1/models) [default: none, "
+                             "the offline extractive answer].")
+@click.option("--base-url", help="OpenAI-compatible server for --model [default: $OPENAI_BASE_URL]; the key comes "
+                                 "from $OPENAI_API_KEY only.")
+@click.option("--model-timeout", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
+              help="Seconds to wait for one model reply.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def ask(question: str, kb_dir: Path, mode: str, retriever: str, top_k: int, index_dir: Path | None,
-        europepmc: bool, as_json: bool) -> None:
-    """Answer QUESTION from a knowledge base: every cited sentence checked by the gate."""
+        europepmc: bool, model: str | None, base_url: str | None, model_timeout: float, as_json: bool) -> None:
+    """Answer QUESTION from a knowledge base: every cited sentence checked by the gate.
+
+    The answer comes from the cited-answer path of `bioevidence answer`: offline extractive (a
+    verdict and the best sentences) unless --model names a model for a cited synthesis.
+
+    \b
+    Examples:
+      bioevidence kb ask "Do KRAS mutations cause resistance to EGFR inhibitors?" --kb mykb/
+      bioevidence kb ask "..." --kb mykb/ --mode advanced --retriever hybrid
+      bioevidence kb ask "..." --kb mykb/ --mode agentic --index ix/ --json
+    """
     from ..librarian.kb.modes import ask_kb
 
     _require("kb ask", model=retriever != "bm25")
+    llm = None
+    if model:
+        from ..loop.llm import LLM, OpenAITransport
+
+        llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
     result = ask_kb(question, kb_dir, mode=mode, retriever=retriever, top_k=top_k, index_dir=index_dir,
-                    europepmc=europepmc)
+                    europepmc=europepmc, llm=llm)
     if as_json:
         click.echo(json.dumps(result.to_json(), ensure_ascii=False))
         return
@@ -207,7 +252,14 @@ def ask(question: str, kb_dir: Path, mode: str, retriever: str, top_k: int, inde
 @click.option("--year-from", type=int)
 @click.option("--year-to", type=int)
 def kg2bib(keywords: str, source: str, output: Path, limit: int, year_from: int | None, year_to: int | None) -> None:
-    """From KEYWORDS to a bibliography: DBLP (SPARQL, BIOEVIDENCE_DBLP_SPARQL_URL) or Europe PMC."""
+    """From KEYWORDS to a bibliography: DBLP (SPARQL, BIOEVIDENCE_DBLP_SPARQL_URL) or Europe PMC.
+
+    \b
+    Examples:
+      bioevidence kg2bib "biomedical language model" --source dblp -o refs.bib
+      bioevidence kg2bib "KRAS lung cancer gefitinib" --source europepmc -o refs.bib --year-from 2010
+      bioevidence kg2bib "BRAF melanoma" --source europepmc -o refs.bib && bioevidence kb build refs.bib --kb mykb/
+    """
     from ..io import atomic_write_text
     from ..librarian.kg2bib import search_bib
     from ..sources.bibtex import to_bibtex

@@ -191,10 +191,14 @@ class KbAsker:
 
 
 def ask_kb(question: str, kb_dir: Path | str, *, mode: str = "basic", retriever: str = "hybrid", top_k: int = 10,
-           index_dir: Path | None = None, europepmc: bool = False, references: Path | None = None) -> KbAnswer:
-    """Answer ``question`` from the knowledge base in ``kb_dir`` (see module docstring)."""
-    return KbAsker(kb_dir, retriever=retriever, top_k=top_k, index_dir=index_dir, europepmc=europepmc,
-                   references=references).ask(question, mode)
+           index_dir: Path | None = None, europepmc: bool = False, references: Path | None = None,
+           llm: Any = None) -> KbAnswer:
+    """Answer ``question`` from the knowledge base in ``kb_dir`` (see module docstring); ``llm`` (a
+    :class:`bioevidence.loop.llm.LLM`) writes a cited synthesis instead of the extractive answer."""
+    asker = KbAsker(kb_dir, retriever=retriever, top_k=top_k, index_dir=index_dir, europepmc=europepmc,
+                    references=references)
+    asker.llm = llm
+    return asker.ask(question, mode)
 
 
 def _agentic(question: str, searchers: list[tuple[str, Any]], top_k: int
