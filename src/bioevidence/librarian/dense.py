@@ -12,8 +12,8 @@ Index (``<folder>/dense/``)::
     units.json      {"model": ..., "dim": ..., "count": ..., "sha256": <of vectors.npy>, "units": [...]}
 
 Exact inner-product search with NumPy over the memory-mapped matrix, chosen by
-``tools/bench_vectors.py``: at knowledge-base sizes it is as fast as FAISS's flat index and
-faster than HNSW graphs (FAISS, usearch), with exact recall and no extra dependency. Files are
+``tools/bench_vectors.py``: at knowledge-base sizes it is faster than FAISS's flat index and as
+fast as HNSW graphs (FAISS, usearch), with exact recall and no extra dependency. Files are
 written atomically; a build interrupted half-way leaves the previous index in place.
 """
 
