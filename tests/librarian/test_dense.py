@@ -96,3 +96,19 @@ def test_hybrid_without_vectors_names_the_fix(tmp_path: Path, shared_data: Path)
                          ).exit_code == 0
     result = runner.invoke(cli, ["ask", "anything", "--index", str(tmp_path / "ix"), "--retriever", "hybrid"])
     assert result.exit_code == 3 and "--dense" in result.stderr
+
+
+def test_hybrid_judges_only_the_best_fused_papers(scifact_dense: Path) -> None:
+    """`hybrid` hands the judge the JUDGED best fused papers (the same SciFact nDCG@10 on the tuning
+    claims as all of them, in a fifth of the time); the paper asked for still comes first."""
+    from bioevidence.librarian.hybrid import JUDGED
+    from bioevidence.librarian.librarian import Librarian
+
+    index = LocalIndex(scifact_dense)
+    title = index.docs[7].title
+    lib = Librarian(index, use_lexicon=False, retriever="hybrid")
+    capped = lib.ask(title)
+    lib.dense.pool = None
+    every = lib.ask(title)
+    assert capped.debug["candidates"] == JUDGED < every.debug["candidates"] == index.n
+    assert capped.papers[0].doc.doc_id == every.papers[0].doc.doc_id == index.docs[7].doc_id
