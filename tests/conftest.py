@@ -73,8 +73,50 @@ def _record_emitted_codes() -> object:
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The emitted-codes check runs after every other test of the session."""
-    items.sort(key=lambda item: item.name == LAST)
+    """The emitted-codes check runs after every other test of the session. Under pytest-xdist no
+    worker sees every report, so the workers drop that test and the controller runs its check over the
+    merged codes instead (:func:`pytest_sessionfinish`): a missing code still fails the run."""
+    if hasattr(config, "workerinput"):
+        dropped = [item for item in items if item.name == LAST]
+        if dropped:
+            items[:] = [item for item in items if item.name != LAST]
+            config.hook.pytest_deselected(items=dropped)
+    items.sort(key=lambda item: (item.name == LAST, -_seconds(item)))
+
+
+def _seconds(item: pytest.Item) -> float:
+    """How long the item's file takes (its ``heavy`` mark), so the longest files start first."""
+    mark = item.get_closest_marker("heavy")
+    return float(mark.kwargs.get("seconds", 60)) if mark is not None else 0.0
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """xdist controller: merge the codes a finished worker's reports carried."""
+    from emitted import EMITTED
+
+    EMITTED.update(getattr(node, "workeroutput", {}).get("emitted", []))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """xdist worker: hand its codes to the controller. xdist controller: the emitted-codes check."""
+    from emitted import EMITTED, missing
+
+    config = session.config
+    if hasattr(config, "workeroutput"):
+        config.workeroutput["emitted"] = sorted(EMITTED)
+        return
+    if getattr(config.option, "numprocesses", None) and whole_suite(config) and exitstatus in (0, 1):
+        absent = missing(EMITTED)
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        where = f"{LAST} (run by the xdist controller over every worker's reports)"
+        if absent:
+            line = f"{where} FAILED: no test run emitted {absent}: add a test whose record gets these findings"
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        else:
+            line = f"{where} passed: {len(EMITTED)} distinct codes emitted, every catalogue code among them"
+        if reporter is not None:
+            reporter.write_line(line, red=bool(absent), green=not absent)
 
 
 def whole_suite(config: pytest.Config) -> bool:

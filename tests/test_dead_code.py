@@ -9,6 +9,10 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.heavy(seconds=100)  # started first under xdist (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[1]
 
 

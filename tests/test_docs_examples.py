@@ -35,6 +35,8 @@ import pytest
 from loopback import LoopbackServer
 from sources.replay import serve_civic_ncbi, serve_pubmed_efetch
 
+pytestmark = pytest.mark.heavy(seconds=180)  # started first under xdist (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[1]
 SHELLS = ("bash", "sh", "shell", "console")
 SKIP = re.compile(r"<!--\s*docs-test:\s*skip\s*\((?P<why>[^)]+)\)\s*-->")

@@ -18,12 +18,15 @@ import pytest
 from bioevidence import Validator
 from builders import corpus
 
+pytestmark = pytest.mark.heavy(seconds=50)  # started first under xdist (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 
 # Runs inside the reference's interpreter: one JSON line in ({"profile", "record"}), one line out.
 REFERENCE_SIDE = r"""
 import json, sys
 from bioevidence_validator.engine import RecordValidator
+
 validators = {}
 for line in sys.stdin:
     job = json.loads(line)

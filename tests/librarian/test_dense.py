@@ -17,6 +17,8 @@ from bioevidence.errors import ConfigurationError, IntegrityError
 from bioevidence.librarian.dense import DenseIndex, load_encoder
 from bioevidence.librarian.index import LocalIndex
 
+pytestmark = pytest.mark.heavy(seconds=80)  # started first under xdist (tests/conftest.py)
+
 if not os.environ.get("CI"):  # under CI the kb extra is installed (.ci/run): a missing one fails
     pytest.importorskip("sentence_transformers", reason="pip install 'bioevidence[kb]'")
 

@@ -30,6 +30,8 @@ from bioevidence.sources.pin import Pinner
 from bioevidence.sources.store import SnapshotStore
 from loopback import LoopbackServer, Reply
 
+pytestmark = pytest.mark.heavy(seconds=200)  # started first under xdist (tests/conftest.py)
+
 if not os.environ.get("CI"):  # under CI the kb extra is installed (.ci/run): a missing one fails
     pytest.importorskip("sentence_transformers", reason="pip install 'bioevidence[kb]'")
 N_PAPERS = 5
@@ -228,7 +230,8 @@ def test_each_tier_of_the_ladder_is_pinned_and_says_why_better_tiers_failed(
                    "oa": ("fulltext", "europepmc"), "no_pmc": ("abstract", "europepmc"),
                    "pdf_only": ("abstract", "bibtex"), "bare": ("metadata", "bibtex")}
     assert "not in PubMed Central (no PMCID)" in recs["no_pmc"].why()
-    assert "is a PDF" in recs["pdf_only"].why() and "no PMID, PMCID or DOI" in recs["pdf_only"].why()
+    why_pdf = recs["pdf_only"].why()
+    assert "scan.pdf is not a readable PDF" in why_pdf and "no PMID, PMCID or DOI" in why_pdf
     assert "no file named in the entry" in recs["bare"].why() and "no abstract field" in recs["bare"].why()
     store = SnapshotStore(kb / "snapshots")
     assert all(store.has(r.sha256) for r in recs.values())
@@ -284,3 +287,33 @@ def test_agentic_mode_also_searches_a_local_index_and_its_quotes_pass_the_gate(
     assert sources == {"kb", "index"}
     assert answer.citations and answer.gate["verified"] >= len(answer.citations)
     assert {c["item"]["doc_id"] for c in answer.citations} - {r.work for r in KnowledgeBase(civic_kb[0])}
+
+
+def test_kb_ask_model_synthesis_keeps_only_sentences_citing_verified_items(
+        civic_kb: tuple[Path, dict[str, Any], list[str]]) -> None:
+    """`kb ask --model`: the model's cited synthesis replaces the extractive answer, over the OpenAI
+    protocol on a loopback server; a sentence citing an item the answer does not have, or none, is
+    dropped with its reason, and every kept citation is an item the gate verified."""
+    from model_server import ChatReplayServer
+
+    question = "Do KRAS mutations cause resistance to gefitinib or erlotinib in lung adenocarcinoma?"
+    reply = json.dumps({"sentences": [
+        {"text": "KRAS mutations go with a lack of response to EGFR inhibitors.", "cites": [1, 2]},
+        {"text": "An unsupported aside.", "cites": []},
+        {"text": "A made-up item.", "cites": [999]},
+    ]})
+    with ChatReplayServer([reply]) as server:
+        result = CliRunner().invoke(cli, ["kb", "ask", question, "--kb", str(civic_kb[0]), "--json",
+                                          "--model", "replay", "--base-url", server.base_url])
+        prompt = server.bodies[-1]["messages"][-1]["content"]
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    cited = answer["cited_answer"]
+    assert cited["mode"] == "model"
+    assert [s["text"] for s in cited["sentences"]] == ["KRAS mutations go with a lack of response to EGFR inhibitors."]
+    assert "KRAS mutations go with a lack of response to EGFR inhibitors. [1, 2]" in answer["answer"]
+    why = {d["text"]: d["why"] for d in cited["dropped_sentences"]}
+    assert "cites no evidence" in why["An unsupported aside."] and "unknown" in why["A made-up item."]
+    assert [c["n"] for c in answer["citations"]] == [1, 2]
+    assert {1, 2} <= set(cited["admitted_items"]) and answer["gate"]["verified"] >= 2
+    assert answer["citations"][0]["item"]["text"].replace("<", "\\u003c").replace(">", "\\u003e") in prompt

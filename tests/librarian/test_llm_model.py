@@ -29,6 +29,8 @@ from bioevidence.librarian.query import validate
 from builders import LIBRARIAN_PROFILE as PROFILE
 from model_server import LocalModel, model_unavailable
 
+pytestmark = pytest.mark.heavy(seconds=120)  # started first under xdist (tests/conftest.py)
+
 N_QUESTIONS = 2
 PLAN_FALLBACKS = {"all subqueries rejected by the validator; searched unchanged"}
 JUDGE_FALLBACKS = {"the LLM judge rejected every candidate; returning the unfiltered pool",

@@ -26,6 +26,8 @@ from bioevidence.librarian.librarian import Librarian
 from bioevidence.sources.metadata import parse_metadata
 from bioevidence.text.jats import Article, parse_jats
 
+pytestmark = pytest.mark.heavy(seconds=280)  # started first under xdist (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def scifact_lines(shared_data: Path) -> dict[str, bytes]:

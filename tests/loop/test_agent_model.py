@@ -27,6 +27,8 @@ from bioevidence.sources.catalogue import Catalogue
 from bioevidence.sources.identifiers import parse_identifier
 from model_server import LocalModel, model_unavailable
 
+pytestmark = pytest.mark.heavy(seconds=345)  # started first under xdist (tests/conftest.py)
+
 N_TASKS = 3
 
 

@@ -9,9 +9,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp_harness import SyncClient, server_env, stdio_client
 
 from bioevidence.cli import main
+
+pytestmark = pytest.mark.heavy(seconds=65)  # started first under xdist (tests/conftest.py)
 
 
 def test_ask_returns_ranked_verbatim_evidence_pinned_by_hash(librarian: SyncClient, civic: dict[str, Any],

@@ -25,6 +25,8 @@ from web_support import (
     start_server,
 )
 
+pytestmark = pytest.mark.heavy(seconds=75)  # started first under xdist (tests/conftest.py)
+
 need_web()
 
 QUESTION = "Do RAS mutations in early age leukaemia associate with second-hand smoking?"

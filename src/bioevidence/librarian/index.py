@@ -131,11 +131,31 @@ def _analysed(units: list[Unit], scheduler: Any) -> Iterator[tuple[Doc, list[lis
             raise shard.error
 
 
+EMPTY = "EMPTY"  # marker file of a field no document has (a knowledge base of metadata-only entries)
+
+
+class _EmptyField:
+    """What :meth:`LocalIndex.retriever` gives for a field with no rows: no terms, no scores."""
+
+    def __init__(self) -> None:
+        self.vocab_dict: dict[str, int] = {}
+        self.scores: dict[str, Any] = {"indptr": [0], "num_docs": 0}
+
+    def get_scores(self, _terms: list[str]) -> Any:
+        import numpy as np
+
+        return np.zeros(0, dtype=np.float32)
+
+
 def _bm25_index(per_doc: list[list[str]], where: Path) -> None:
     """A bm25s index over ``per_doc`` with its vocabulary numbered in sorted order, so the same
     documents always give the same bytes (bm25s numbers tokens in set order, which varies)."""
     import bm25s
 
+    if not per_doc:  # bm25s cannot index nothing: a marker, read back as _EmptyField
+        where.mkdir(parents=True, exist_ok=True)
+        (where / EMPTY).write_text("no document has this field\n")
+        return
     docs = [t or ["\u0000"] for t in per_doc]
     vocab = {token: i for i, token in enumerate(sorted({t for toks in docs for t in toks}))}
     retriever = bm25s.BM25(k1=K1, b=B)
@@ -309,7 +329,7 @@ class LocalIndex:
                 where = self.path / "bm25" / field
                 if not where.is_dir():
                     raise ConfigurationError(f"field {field} is missing from index {self.path}; rebuild it")
-                r = bm25s.BM25.load(str(where), mmap=False)
+                r = _EmptyField() if (where / EMPTY).is_file() else bm25s.BM25.load(str(where), mmap=False)
                 self._bm25[field] = r
             return r
 

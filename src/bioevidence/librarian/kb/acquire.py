@@ -4,8 +4,9 @@ Tiers, best first; the first that gives text wins, and every attempt is recorded
 it failed:
 
 1. **full text, local file** named in the entry's ``file`` field: JATS (``.xml``, ``.nxml``,
-   ``.gz``) or plain text (``.txt``, ``.md``); a PDF is refused with the reason (no PDF reader
-   ships with bioevidence: give its JATS or text);
+   ``.gz``), plain text (``.txt``, ``.md``) or a PDF (``.pdf``: its text extracted by pypdf is
+   pinned as ``.txt`` beside the PDF, see :mod:`.pdf`; a scan or an encrypted PDF is refused
+   with the reason);
 2. **already pinned** (``--snapshot-dir``): the work as pinned there (full text, else abstract),
    copied byte for byte, no network;
 3. **full text, Europe PMC / PMC** by PMCID, PMID or DOI through the pin stage's
@@ -85,13 +86,8 @@ class Acquirer:
             if not path.is_file():
                 attempts.append(Attempt("fulltext", "local-file", False, f"{name} does not exist"))
                 continue
-            if lower.endswith(".pdf"):
-                attempts.append(Attempt("fulltext", "local-file", False,
-                                        f"{path.name} is a PDF: bioevidence reads JATS and plain text; "
-                                        "name the article's JATS or a .txt in the entry"))
-                continue
             try:
-                found = self._local_file(entry, path, lower)
+                found = self._local_pdf(path) if lower.endswith(".pdf") else self._local_file(entry, path, lower)
             except (InputError, OSError, UnicodeDecodeError) as exc:
                 reason = exc.message if isinstance(exc, BioevidenceError) else str(exc)
                 attempts.append(Attempt("fulltext", "local-file", False, f"{path.name}: {reason}"))
@@ -104,6 +100,16 @@ class Acquirer:
             attempts.append(Attempt("fulltext", "local-file", True, str(path)))
             return found
         return None
+
+    def _local_pdf(self, path: Path) -> dict[str, Any]:
+        from ...io import read_limited
+        from .pdf import extractor, pdf_text
+
+        data = read_limited(path)
+        text = pdf_text(data, name=path.name)
+        pdf_sha = self.store.put(data, ext="pdf")
+        return {"tier": "fulltext", "via": "local-pdf", "sha256": self.store.put(text.encode("utf-8"), ext="txt"),
+                "format": "text", "pdf_sha256": pdf_sha, "extractor": extractor()}
 
     def _local_file(self, entry: BibEntry, path: Path, lower: str) -> dict[str, Any] | None:
         from ...io import read_limited

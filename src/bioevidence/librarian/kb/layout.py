@@ -57,6 +57,8 @@ class EntryRecord:
     journal: str = ""
     source: str = ""  # the .bib it came from
     attempts: list[Attempt] = field(default_factory=list)
+    pdf_sha256: str | None = None  # a PDF's own pinned bytes; ``sha256`` is then the text extracted from it
+    extractor: str = ""  # what extracted that text ("pypdf 7.1.1"): same PDF and extractor, same text
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

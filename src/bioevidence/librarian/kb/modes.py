@@ -142,6 +142,20 @@ class KbAsker:
         self.llm: Any = None  # an LLM (bioevidence.loop.llm) for a model-written cited synthesis
         self.lib = Librarian(self.kb.index, references=references, retriever=retriever, settings=self.settings)
         self._others: list[tuple[str, Any]] | None = None
+        self._local: dict[str, Any] | None = None  # local text/PDF entries by pinned hash (_why_not)
+
+    def _why_not(self, item: dict[str, Any], why: str) -> str:
+        """The gate's reason, and for a local text or PDF entry what it means: the literature
+        grounder reads pinned JATS and resolver records, so such an entry is searched, never cited."""
+        if self._local is None:
+            self._local = {r.sha256: r for r in self.kb if r.format == "text"}
+        rec = self._local.get(str(item.get("sha256")))
+        if rec is None:
+            return why
+        kind = "a PDF's extracted text" if rec.via == "local-pdf" else "a local text file"
+        return (f"{why} (entry {rec.key} is {kind}: searched, but the gate checks quotes only against "
+                "pinned JATS or resolver records; name the article's JATS in the entry, or give it a PMID/DOI "
+                "and build without --offline)")
 
     def others(self) -> list[tuple[str, Any]]:
         """The agentic mode's other sources: a local index, Europe PMC (built on first use)."""
@@ -182,7 +196,7 @@ class KbAsker:
         items = answer.items()
         citations = [{"n": n, "item": items[n - 1]} for n in dict.fromkeys(c for s in cited.sentences for c in s.cites)]
         text = " ".join([cited.verdict, *(f"{s.text} [{', '.join(map(str, s.cites))}]" for s in cited.sentences)])
-        dropped = [{"item": items[n - 1], "reason": why} for n, why in cited.left_out]
+        dropped = [{"item": items[n - 1], "reason": self._why_not(items[n - 1], why)} for n, why in cited.left_out]
         gate = {"status": cited.status or None, "checked": len(items), "verified": len(cited.admitted),
                 "rules": sorted({f.rule_id for f in report.findings}) if report is not None else []}
         steps.append({"step": len(steps) + 1, "action": "answer", "cited": len(citations), "dropped": len(dropped)})
