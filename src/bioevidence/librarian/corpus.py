@@ -289,7 +289,7 @@ def _jsonl_doc(path: Path, lineno: int, line: bytes) -> Doc:
 
 def abstract_passage(abstract: str) -> DocPassage:
     """The passage of a pinned abstract, as the literature grounder reads it (id ``abstract``)."""
-    from ..text.jats_walk import match_form
+    from ..text.jats_inline import match_form
     from ..text.tokens import plain_markers
 
     text = " ".join(abstract.split())

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigurationError, InputError
+from .ledger import append_only
 
 __all__ = ["MIGRATION", "ROLES", "TRIGGERS", "Account", "Accounts", "hash_password", "verify_password"]
 
@@ -35,18 +36,6 @@ EVENTS = ("add", "disable", "enable", "password")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 MIN_PASSWORD = 12
 MAX_PASSWORD = 1024
-
-
-def _guard(table: str, key: str) -> str:
-    return f"""
-    CREATE TRIGGER {table}_append_only_update BEFORE UPDATE ON {table}
-        BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
-    CREATE TRIGGER {table}_append_only_delete BEFORE DELETE ON {table}
-        BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END;
-    CREATE TRIGGER {table}_append_only_replace BEFORE INSERT ON {table}
-        WHEN EXISTS (SELECT 1 FROM {table} WHERE {key})
-        BEGIN SELECT RAISE(ABORT, '{table} are append-only (a row with this key exists)'); END;
-    """
 
 
 MIGRATION = (
@@ -83,8 +72,8 @@ MIGRATION = (
     );
     CREATE INDEX web_login_attempts_by_time ON web_login_attempts(at);
     """
-    + _guard("account_events", "id = NEW.id")
-    + _guard("decision_requests", "request_id = NEW.request_id")
+    + append_only("account_events", "id = NEW.id")
+    + append_only("decision_requests", "request_id = NEW.request_id")
 )
 TRIGGERS = tuple(f"{table}_append_only_{what}" for table in ("account_events", "decision_requests")
                  for what in ("update", "delete", "replace"))

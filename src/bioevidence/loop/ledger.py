@@ -38,7 +38,7 @@ DECISION_COLUMNS = ("id", "entry_id", "decision", "reviewer_id", "rationale", "u
                     "overall_status_after", "reviewer_name")
 
 
-def _guard(table: str, key: str) -> str:
+def append_only(table: str, key: str) -> str:
     """Triggers that make ``table`` append-only, ``INSERT OR REPLACE`` on ``key`` included."""
     return f"""
     CREATE TRIGGER {table}_append_only_update BEFORE UPDATE ON {table}
@@ -62,9 +62,9 @@ MIGRATION = (
         UNIQUE (kind, ref_id)
     );
     """
-    + _guard("entries", "id = NEW.id")
-    + _guard("attempts", "entry_id = NEW.entry_id AND round = NEW.round")
-    + _guard("ledger", "seq = NEW.seq OR (kind = NEW.kind AND ref_id = NEW.ref_id)")
+    + append_only("entries", "id = NEW.id")
+    + append_only("attempts", "entry_id = NEW.entry_id AND round = NEW.round")
+    + append_only("ledger", "seq = NEW.seq OR (kind = NEW.kind AND ref_id = NEW.ref_id)")
     + """
     CREATE TRIGGER decisions_append_only_replace BEFORE INSERT ON decisions
         WHEN EXISTS (SELECT 1 FROM decisions WHERE id = NEW.id)

@@ -2,233 +2,28 @@
 
 :class:`Walker` visits an article in document order (front matter, body, back matter, floats,
 sub-articles) and emits one :class:`~bioevidence.text.jats.Passage` per readable unit, tagged
-with its part (see :mod:`bioevidence.text.jats`). :class:`TextBuilder` flattens an element's
-inline content into readable text, recording citation-marker spans and breaks as it goes.
+with its part (see :mod:`bioevidence.text.jats`). The inline text of each unit comes from
+:class:`~bioevidence.text.jats_inline.TextBuilder`.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .jats import Passage
-from .normalize import CITATION, marker_key, normalize
-from .tokens import plain_markers
-
-_SECTION_TYPES = (
-    ("intro", re.compile(r"^(intro|background)", re.I)),
-    ("methods", re.compile(r"method|materials|patients and|study design|experimental procedures", re.I)),
-    ("results", re.compile(r"^results?\b|^findings", re.I)),
-    ("discussion", re.compile(r"^discussion", re.I)),
-    ("conclusions", re.compile(r"^conclu", re.I)),
-    ("acknowledgements", re.compile(r"acknowledg", re.I)),
-    ("funding", re.compile(r"funding|financial (support|disclosure)|grant|supported-by", re.I)),
-    ("competing-interests", re.compile(r"competing|conflicts? of interest|conflict|disclosure|coi", re.I)),
-    ("author-contributions", re.compile(r"author.{0,3}contribution|author-contrib|^con$", re.I)),
-    ("data-availability", re.compile(r"data.availability|availability of data|datasets", re.I)),
-    ("supplementary-material", re.compile(r"supplementary|supporting information", re.I)),
-    ("abbreviations", re.compile(r"abbreviations", re.I)),
-    ("appendix", re.compile(r"^appendix", re.I)),
+from .jats_inline import (
+    BACK_TYPES,
+    CITATIONS,
+    CITED_TITLE,
+    FN_TYPES,
+    SKIP,
+    TextBuilder,
+    local,
+    match_form,
+    punctuated,
+    section_type,
 )
-_BACK_TYPES = {"acknowledgements", "funding", "competing-interests", "author-contributions", "data-availability",
-               "abbreviations", "appendix", "notes"}
-# Elements that are their own passages, skipped inside a paragraph's text.
-_BLOCKS = frozenset({"p", "fig", "fig-group", "table-wrap", "table-wrap-group", "list", "boxed-text", "sec",
-                     "table-wrap-foot", "def-list", "disp-quote", "fn", "statement", "supplementary-material",
-                     "disp-formula", "disp-formula-group", "chem-struct-wrap", "speech", "verse-group",
-                     "array", "ref-list", "media"})
-_SKIP = frozenset({"annotation", "object-id", "alt-text", "tex-math", "permissions", "long-desc", "graphic",
-                   "inline-graphic", "private-char", "target", "custom-meta-group", "kwd-group",
-                   "self-uri", "counts", "history", "pub-date", "article-categories"})
-_SPACE = re.compile(r"\s+")
-_CITED_TITLE = ("article-title", "chapter-title", "data-title", "part-title", "source")
-_CITATIONS = frozenset({"mixed-citation", "element-citation", "nlm-citation", "citation"})
-_FN_TYPES = {"con": "author-contributions", "conflict": "competing-interests", "coi-statement": "competing-interests",
-             "financial-disclosure": "funding", "supported-by": "funding", "funding": "funding",
-             "data-availability": "data-availability"}
-
-
-def local(el: Any) -> str:
-    tag = el.tag
-    if not isinstance(tag, str):
-        return ""
-    return tag.rsplit("}", 1)[-1]
-
-
-def section_type(sec: Any, title: str, inherited: str) -> str:
-    if inherited == "abstract":
-        return inherited
-    declared = (sec.get("sec-type") or "").lower() if sec is not None else ""
-    for name, pattern in _SECTION_TYPES:
-        if declared and pattern.search(declared.replace("|", " ")):
-            return name
-    for name, pattern in _SECTION_TYPES:
-        if pattern.search(title):
-            return name
-    return inherited
-
-
-def _is_citation_sup(el: Any) -> bool:
-    """A ``<sup>`` holding only bibliography xrefs and separators (a superscript citation)."""
-    refs = [c for c in el if local(c) == "xref"]
-    if not refs or any(c.get("ref-type") != "bibr" for c in refs) or len(refs) != len(el):
-        return False
-    rest = (el.text or "") + "".join(c.tail or "" for c in refs)
-    return not re.sub(r"[\s,;\-\u2013\u2014\[\]()]", "", rest)
-
-
-class TextBuilder:
-    """Readable text of inline content, with whitespace collapsed as it is appended."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.length = 0
-        self.space = True  # at the start, or after a space: a new space is dropped
-        self.markers: list[tuple[int, int]] = []
-        self.labels: list[str] = []
-        self.breaks: list[int] = []
-        self.spans: dict[str, tuple[int, int]] = {}
-
-    def add(self, text: str | None) -> None:
-        if not text:
-            return
-        for index, chunk in enumerate(_SPACE.split(text)):
-            if index and not self.space:
-                self.parts.append(" ")
-                self.length += 1
-                self.space = True
-            if chunk:
-                self.parts.append(chunk)
-                self.length += len(chunk)
-                self.space = False
-
-    def walk_spaced(self, el: Any) -> None:
-        """Like :meth:`walk`, with a space between elements (a structured citation's parts)."""
-        self.add(el.text)
-        for child in el:
-            self.separate()
-            tag = local(child)
-            if tag in ("xref", "sup") or tag in _SKIP or len(child) == 0:
-                mark, start = len(self.parts), self.length
-                self.child(child, blocks=False)
-                if tag in _CITED_TITLE and tag not in self.spans:
-                    span = self._added_since(mark, start)
-                    if span[1] > span[0]:
-                        self.spans[tag] = span
-            else:
-                mark, start = len(self.parts), self.length
-                self.walk_spaced(child)
-                if tag in _CITED_TITLE and tag not in self.spans:
-                    span = self._added_since(mark, start)
-                    if span[1] > span[0]:
-                        self.spans[tag] = span
-            self.add(child.tail)
-
-    def _added_since(self, mark: int, start: int) -> tuple[int, int]:
-        """The span of what was appended since parts index ``mark`` (offset ``start``), without a
-        leading space the collapse put first."""
-        if mark < len(self.parts) and self.parts[mark] == " ":
-            start += 1
-        return start, self.length
-
-    def separate(self) -> None:
-        """A space unless one is there (between cells, list items, citation elements)."""
-        if not self.space:
-            self.parts.append(" ")
-            self.length += 1
-            self.space = True
-
-    def cut(self) -> None:
-        """A break: no quote continues across this point."""
-        self.separate()
-        if self.length and (not self.breaks or self.breaks[-1] != self.length):
-            self.breaks.append(self.length)
-
-    def walk(self, el: Any, *, blocks: bool = False) -> None:
-        """Append ``el``'s content (not its tail); nested blocks are skipped unless ``blocks``."""
-        self.add(el.text)
-        for child in el:
-            self.child(child, blocks=blocks)
-            self.add(child.tail)
-
-    def child(self, child: Any, *, blocks: bool) -> None:
-        tag = local(child)
-        if not tag:
-            return
-        if tag == "sup" and _is_citation_sup(child):
-            # each xref its own marker: the separators between them are what a stripping pipeline leaves
-            self.add(child.text)
-            for ref in child:
-                self.child(ref, blocks=blocks)
-                self.add(ref.tail)
-            return
-        if tag == "xref" and child.get("ref-type") == "bibr":
-            label = "".join(child.itertext())
-            mark, start = len(self.parts), self.length
-            self.add(label)
-            span = self._added_since(mark, start)
-            if span[1] > span[0]:
-                self.markers.append(span)
-                self.labels.append(label)
-            return
-        if tag in _SKIP or (not blocks and tag in _BLOCKS):
-            return
-        if tag == "break":
-            self.separate()
-            return
-        if tag == "alternatives":
-            math = next((c for c in child if local(c) == "math"), None)
-            if math is not None:
-                self.walk(math, blocks=blocks)
-                return
-        cell = tag in ("td", "th") and blocks
-        if cell:
-            self.cut()
-        elif tag in ("list-item", "def-item", "term", "def") and blocks:
-            self.separate()
-        mark, start = len(self.parts), self.length
-        self.walk(child, blocks=blocks)
-        if cell:
-            self.cut()
-        if tag in _CITED_TITLE and tag not in self.spans:
-            span = self._added_since(mark, start)
-            if span[1] > span[0]:
-                self.spans[tag] = span
-
-    def result(self) -> tuple[str, tuple[tuple[int, int], ...], tuple[int, ...]]:
-        text = "".join(self.parts)
-        stripped = text.rstrip()
-        n = len(stripped)
-        markers = [(a, min(b, n)) for a, b in self.markers if a < n]
-        tagged = list(markers)
-        for span in plain_markers(stripped):
-            if not any(a < span[1] and span[0] < b for a, b in tagged):  # never overlapping a tagged one
-                markers.append(span)
-        breaks = tuple(b for b in self.breaks if 0 < b < n)
-        return stripped, tuple(sorted(markers)), breaks
-
-
-def _punctuated(citation: Any) -> bool:
-    """Whether a mixed citation prints its own separators (text between its elements)."""
-    return any((child.tail or "").strip() for child in citation)
-
-
-def match_form(text: str, markers: tuple[tuple[int, int], ...], breaks: tuple[int, ...]) -> str:
-    """The canonical form with citation markers removed, breaks as line breaks (``Passage.match``)."""
-    if not markers and not breaks:
-        return normalize(text)
-    pieces: list[str] = []
-    last = 0
-    cuts = sorted([(a, b, "m") for a, b in markers] + [(c, c, "b") for c in breaks])
-    for a, b, kind in cuts:
-        if a < last:
-            continue
-        pieces.append(text[last:a])
-        pieces.append(CITATION if kind == "m" else "\n")
-        last = b
-    pieces.append(text[last:])
-    lines = "".join(pieces).split("\n")
-    return "\n".join(line for line in (normalize(part) for part in lines) if line)
+from .normalize import marker_key
 
 
 class Walker:
@@ -271,7 +66,7 @@ class Walker:
         self.marker_keys.update(marker_key(m) for m in builder.labels)
         cited = None
         if kind == "reference":
-            span = next((builder.spans[t] for t in _CITED_TITLE if t in builder.spans), None)
+            span = next((builder.spans[t] for t in CITED_TITLE if t in builder.spans), None)
             if span is not None and span[1] > span[0]:
                 cited = (span[0], min(span[1], len(text)))
         passage = Passage(self._id(el), kind, section, stype, text, match_form(text, markers, breaks), part,
@@ -382,11 +177,11 @@ class Walker:
         title_el = next((c for c in sec if local(c) == "title"), None)
         title = " ".join("".join(title_el.itertext()).split()) if title_el is not None else ""
         child_type = section_type(sec, title, stype)
-        if part == "back-matter" and child_type not in _BACK_TYPES and child_type != "supplementary-material":
+        if part == "back-matter" and child_type not in BACK_TYPES and child_type != "supplementary-material":
             child_type = "notes"
         if part in ("body", "back-matter") and child_type == "supplementary-material":
             part = "supplementary"
-        elif part == "body" and child_type in _BACK_TYPES:
+        elif part == "body" and child_type in BACK_TYPES:
             part = "back-matter"
         child_path = (*path, title) if title else path
         scoped = self._enter(sec)
@@ -448,7 +243,7 @@ class Walker:
                 self.footnote(child, path, "footnote")
             elif tag == "ref-list":
                 self.references(child)
-            elif tag in ("title", "label", "caption", "abstract") or tag in _SKIP:
+            elif tag in ("title", "label", "caption", "abstract") or tag in SKIP:
                 continue
             else:
                 self.block(child, path, stype, part)
@@ -462,7 +257,7 @@ class Walker:
                 for c in child:
                     if local(c) == "p":
                         self.block(c, path, stype, part)
-            elif tag in ("label", "title", "p") or tag in _SKIP:
+            elif tag in ("label", "title", "p") or tag in SKIP:
                 continue
             else:
                 self.block(el, path, stype, part, only=child)
@@ -475,7 +270,7 @@ class Walker:
             if tag == "p":
                 self.text(child, part=part, kind=kind, section=section, stype=stype)
                 self.block(child, path, stype, part)
-            elif tag in ("caption", "label", "title") or tag in _SKIP:
+            elif tag in ("caption", "label", "title") or tag in SKIP:
                 continue
             elif tag == "sec":
                 self.section(child, path, stype, part)
@@ -575,7 +370,7 @@ class Walker:
     def footnote(self, fn: Any, path: tuple[str, ...], kind: str) -> None:
         tag = local(fn)
         fn_type = (fn.get("fn-type") or "").lower()
-        stype = _FN_TYPES.get(fn_type, "footnotes")
+        stype = FN_TYPES.get(fn_type, "footnotes")
         part = "back-matter" if stype != "footnotes" else "footnote"
         section = " / ".join(path)
         if tag not in ("fn", "corresp", "p", "fn-group"):
@@ -604,9 +399,9 @@ class Walker:
                 continue
             label_el = next((c for c in ref if local(c) == "label"), None)
             label = " ".join("".join(label_el.itertext()).split()).strip("[]().") if label_el is not None else ""
-            for citation in (c for c in ref if local(c) in _CITATIONS):
+            for citation in (c for c in ref if local(c) in CITATIONS):
                 builder = TextBuilder()
-                if local(citation) == "mixed-citation" and _punctuated(citation):
+                if local(citation) == "mixed-citation" and punctuated(citation):
                     builder.walk(citation)
                 else:
                     builder.walk_spaced(citation)

@@ -37,7 +37,7 @@ from ...sources.identifiers import PublicationId, parse_identifier
 from ...sources.metadata import Notice, WorkMetadata, parse_metadata
 from ...sources.store import SHA256_RE, SnapshotStore
 from ...text.jats import Article, Passage, is_jats, parse_jats
-from ...text.jats_walk import match_form
+from ...text.jats_inline import match_form
 from ...text.tokens import plain_markers
 from ..findings import Finding, Fix
 from ..grounding import Grounding, QuoteLocation, finding

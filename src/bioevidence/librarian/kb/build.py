@@ -60,7 +60,7 @@ def _paragraphs(text: str) -> list[str]:
 
 def _text_passage(pid: str, kind: str, section: str, fields: tuple[str, ...], raw: str) -> DocPassage:
     """A passage of plain text as printed (whitespace collapsed), segmented as JATS passages are."""
-    from ...text.jats_walk import match_form
+    from ...text.jats_inline import match_form
     from ...text.tokens import plain_markers
     from ..corpus import passage_spans
 
