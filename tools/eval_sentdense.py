@@ -36,7 +36,7 @@ import pickle
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -188,7 +188,7 @@ def main() -> None:
         if w_sent:
             ls.append(dlist(r, kind, agg))
             ws.append(w_sent)
-        return [int(k) for k, _ in convex(ls, ws)[:10]]
+        return [cast(int, k) for k, _ in convex(ls, ws)[:10]]
 
     grid: list[tuple[str, tuple[Any, ...]]] = [("today's hybrid (lexical 0.6, chunk-dense 0.4)", ("", "", 0.4, 0.0))]
     for w in (0.3, 0.5):
@@ -247,7 +247,8 @@ def final(index: Any, dense: Any, cfg: tuple[Any, ...], sent_scores: Any, dlist:
             by_idx = {p.doc.idx: p for p in pool}
             out = []
             for idx, score in convex(ls, ws)[: self.pool]:
-                paper = by_idx.get(int(idx)) or Paper(self.index.docs[int(idx)], 0.0, "dense")  # type: ignore[call-overload]
+                doc = cast(int, idx)
+                paper = by_idx.get(doc) or Paper(self.index.docs[doc], 0.0, "dense")
                 paper.fused = score
                 out.append(paper)
             return out
