@@ -23,18 +23,11 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import math
 import time
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def ndcg10(ranked: list[str], relevant: set[str]) -> float:
-    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in relevant)
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(10, len(relevant))))
-    return dcg / ideal if ideal else 0.0
+from scifact_eval import DATA, ndcg10
 
 
 class OnnxMiniLM:

@@ -10,18 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import statistics
-import time
-from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def ndcg10(ranked: list[str], relevant: set[str]) -> float:
-    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in relevant)
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(10, len(relevant))))
-    return dcg / ideal if ideal else 0.0
+from scifact_eval import DATA, timed_asks
 
 
 def main() -> None:
@@ -42,14 +32,9 @@ def main() -> None:
     for cap in args.caps:
         lib.dense.pool = None if cap == "all" else int(cap)
         lib.ask(chosen[0]["claim"])
-        lat, nd = [], []
-        for c in chosen:
-            t = time.perf_counter()
-            answer = lib.ask(c["claim"])
-            lat.append(time.perf_counter() - t)
-            nd.append(ndcg10([p.doc.doc_id for p in answer.papers], {str(d) for d in c.get("cited_doc_ids", [])}))
-        print(f"{args.part} {len(chosen)} claims, judged {cap}: nDCG@10 {statistics.mean(nd):.4f}, median "
-              f"{statistics.median(lat) * 1e3:.0f} ms, p90 {sorted(lat)[int(len(lat) * 0.9)] * 1e3:.0f} ms", flush=True)
+        nd, median, p90 = timed_asks(lib, chosen)
+        print(f"{args.part} {len(chosen)} claims, judged {cap}: nDCG@10 {nd:.4f}, median {median:.0f} ms, "
+              f"p90 {p90:.0f} ms", flush=True)
 
 
 if __name__ == "__main__":

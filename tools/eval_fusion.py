@@ -21,19 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import time
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def ndcg10(ranked: list[str], relevant: set[str]) -> float:
-    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in relevant)
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(10, len(relevant))))
-    return dcg / ideal if ideal else 0.0
+from scifact_eval import DATA, ndcg10, timed_asks
 
 
 def configs() -> list[tuple[str, Any]]:
@@ -130,15 +123,9 @@ def main() -> None:
     for retriever in ("bm25", "dense", "hybrid"):
         lib2 = Librarian(index, lexicon=lexicon, retriever=retriever, fusion=best[1],
                          settings=Settings(top_k=10, max_abstract_papers=10))
-        lat, nd = [], []
-        for c in held_claims:
-            t = time.perf_counter()
-            answer = lib2.ask(c["claim"])
-            lat.append(time.perf_counter() - t)
-            nd.append(ndcg10([p.doc.doc_id for p in answer.papers], {str(d) for d in c.get("cited_doc_ids", [])}))
-        print(f"ask --retriever {retriever} (judge on), held-out: nDCG@10 {statistics.mean(nd):.4f}, "
-              f"median {statistics.median(lat) * 1e3:.0f} ms/question, p90 "
-              f"{sorted(lat)[int(len(lat) * 0.9)] * 1e3:.0f} ms")
+        nd, median, p90 = timed_asks(lib2, held_claims)
+        print(f"ask --retriever {retriever} (judge on), held-out: nDCG@10 {nd:.4f}, "
+              f"median {median:.0f} ms/question, p90 {p90:.0f} ms")
 
 
 if __name__ == "__main__":

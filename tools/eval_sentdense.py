@@ -31,20 +31,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import pickle
 import statistics
 import time
 from pathlib import Path
 from typing import Any, cast
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def ndcg10(ranked: list[str], relevant: set[str]) -> float:
-    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in relevant)
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(10, len(relevant))))
-    return dcg / ideal if ideal else 0.0
+from scifact_eval import DATA, ndcg10, split, timed_asks
 
 
 def lists(index: Any, dense: Any, cache: Path) -> list[dict[str, Any]]:
@@ -269,16 +262,10 @@ def final(index: Any, dense: Any, cfg: tuple[Any, ...], sent_scores: Any, dlist:
             lib.dense = Sentences(index, encoder=lib.dense.encoder, dense=lib.dense.dense)
         lib.ask(claims[0]["claim"])
         for part in ("tune", "held-out"):
-            chosen = [c for c in claims if (c["id"] % 3 == 0) == (part == "held-out")]
-            lat, nd = [], []
-            for c in chosen:
-                t = time.perf_counter()
-                answer = lib.ask(c["claim"])
-                lat.append(time.perf_counter() - t)
-                nd.append(ndcg10([p.doc.doc_id for p in answer.papers], {str(d) for d in c.get("cited_doc_ids", [])}))
-            print(f"ask --retriever hybrid, {label}, {part} {len(chosen)}: nDCG@10 {statistics.mean(nd):.4f}, "
-                  f"median {statistics.median(lat) * 1e3:.0f} ms, p90 {sorted(lat)[int(len(lat) * 0.9)] * 1e3:.0f} ms",
-                  flush=True)
+            chosen = split(claims, part)
+            nd, median, p90 = timed_asks(lib, chosen)
+            print(f"ask --retriever hybrid, {label}, {part} {len(chosen)}: nDCG@10 {nd:.4f}, "
+                  f"median {median:.0f} ms, p90 {p90:.0f} ms", flush=True)
 
 
 if __name__ == "__main__":
