@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,8 +145,29 @@ class LedgerState:
         return not self.problems
 
 
+@contextmanager
+def snapshot(db: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction around several reads, so they see one state of the file: in autocommit
+    each SELECT is its own snapshot, and a writer committing between reading the ledger and reading
+    the entries made a whole queue look tampered with ("entry 8 is not in the ledger"). Inside a
+    transaction the caller already has, it adds nothing."""
+    if db.in_transaction:
+        yield
+        return
+    db.execute("BEGIN")  # deferred: the first read fixes the snapshot (WAL), no writer is blocked
+    try:
+        yield
+    finally:
+        db.execute("COMMIT")
+
+
 def verify(db: sqlite3.Connection, *, expect_head: str | None = None) -> LedgerState:
-    """Recompute the chain and every row digest; see the module docstring."""
+    """Recompute the chain and every row digest, over one snapshot; see the module docstring."""
+    with snapshot(db):
+        return _verify(db, expect_head)
+
+
+def _verify(db: sqlite3.Connection, expect_head: str | None) -> LedgerState:
     problems: list[str] = []
     names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     problems += [f"the append-only trigger {t} is missing (dropped outside bioevidence)"

@@ -377,8 +377,9 @@ class ReviewQueue:
     def verify(self, *, expect_head: str | None = None) -> ledger.LedgerState:
         """Check the ledger chain and every row against it (see :mod:`bioevidence.loop.ledger`), and that
         the append-only triggers of the accounts and decision requests are in place."""
-        state = ledger.verify(self.db, expect_head=expect_head)
-        names = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+        with ledger.snapshot(self.db):
+            state = ledger.verify(self.db, expect_head=expect_head)
+            names = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
         missing = [f"the append-only trigger {t} is missing (dropped outside bioevidence)"
                    for t in _accounts.TRIGGERS if t not in names]
         return ledger.LedgerState(state.head, state.rows, [*state.problems, *missing]) if missing else state
