@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import json
 import os
 import signal
@@ -73,7 +74,12 @@ class ChatReplayServer(LoopbackServer):
             return Reply(500, b'{"error": {"message": "no canned reply left"}}', "application/json")
         nxt = self._replies.pop(0) if len(self._replies) > 1 else self._replies[0]
         out = nxt(body) if callable(nxt) else nxt
-        return out if isinstance(out, Reply) else completion(out, model=str(body.get("model", "replay")))
+        reply = out if isinstance(out, Reply) else Reply(200, completion(out, model=str(body.get("model", "replay"))),
+                                                         "application/json")
+        # Connection: close, so the client drops its socket now: an OpenAI client a test does not
+        # close otherwise keeps a pooled socket until a later garbage collection, whose
+        # ResourceWarning then fails whichever test happens to run (seen under pytest-xdist).
+        return dataclasses.replace(reply, headers={**reply.headers, "Connection": "close"})
 
     def _handler_class(self) -> type:
         base = super()._handler_class()
