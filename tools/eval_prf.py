@@ -34,7 +34,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from scifact_eval import DATA, ndcg10, split, timed_asks
+from scifact_eval import DATA, compare_with_hybrid, ndcg10
 
 
 def main() -> None:
@@ -183,7 +183,6 @@ def final(index: Any, lexicon: Any, claims: list[dict[str, Any]], m: int, alpha:
 
     from bioevidence.librarian.fusion import FusionSpec, fuse_lists
     from bioevidence.librarian.hybrid import DenseRetriever
-    from bioevidence.librarian.librarian import Librarian, Settings
     from bioevidence.librarian.results import Paper
 
     class PRF(DenseRetriever):
@@ -202,16 +201,8 @@ def final(index: Any, lexicon: Any, claims: list[dict[str, Any]], m: int, alpha:
                 out.append(paper)
             return out
 
-    for label, prf in (("today's hybrid", False), (f"PRF m {m} alpha {alpha:g} weight {weight:g}", True)):
-        lib = Librarian(index, lexicon=lexicon, retriever="hybrid", settings=Settings(top_k=10, max_abstract_papers=10))
-        if prf:
-            lib.dense = PRF(index, encoder=lib.dense.encoder, dense=lib.dense.dense)
-        lib.ask(claims[0]["claim"])
-        for part in ("tune", "held-out"):
-            chosen = split(claims, part)
-            nd, median, p90 = timed_asks(lib, chosen)
-            print(f"ask --retriever hybrid, {label}, {part} {len(chosen)}: nDCG@10 {nd:.4f}, "
-                  f"median {median:.0f} ms, p90 {p90:.0f} ms", flush=True)
+    compare_with_hybrid(index, lexicon, claims, f"PRF m {m} alpha {alpha:g} weight {weight:g}",
+                        lambda d: PRF(index, encoder=d.encoder, dense=d.dense))
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
-from scifact_eval import DATA, ndcg10, split, timed_asks
+from scifact_eval import DATA, compare_with_hybrid, ndcg10
 
 
 def lists(index: Any, dense: Any, cache: Path) -> list[dict[str, Any]]:
@@ -219,7 +219,6 @@ def final(index: Any, dense: Any, cfg: tuple[Any, ...], sent_scores: Any, dlist:
     from bioevidence.librarian.fusion import convex
     from bioevidence.librarian.hybrid import DenseRetriever
     from bioevidence.librarian.lexicon import default_lexicon
-    from bioevidence.librarian.librarian import Librarian, Settings
     from bioevidence.librarian.results import Paper
 
     kind, agg, w_chunk, w_sent = cfg
@@ -256,16 +255,8 @@ def final(index: Any, dense: Any, cfg: tuple[Any, ...], sent_scores: Any, dlist:
     claims = [json.loads(x) for x in (DATA / "claims" / "scifact" / "claims_train.jsonl").read_text().splitlines()
               if x.strip()]
     lexicon = default_lexicon(DATA / "references")
-    for label, sent in (("today's hybrid", False), (f"{kind} {agg} chunk {w_chunk:g} sentence {w_sent:g}", True)):
-        lib = Librarian(index, lexicon=lexicon, retriever="hybrid", settings=Settings(top_k=10, max_abstract_papers=10))
-        if sent:
-            lib.dense = Sentences(index, encoder=lib.dense.encoder, dense=lib.dense.dense)
-        lib.ask(claims[0]["claim"])
-        for part in ("tune", "held-out"):
-            chosen = split(claims, part)
-            nd, median, p90 = timed_asks(lib, chosen)
-            print(f"ask --retriever hybrid, {label}, {part} {len(chosen)}: nDCG@10 {nd:.4f}, "
-                  f"median {median:.0f} ms, p90 {p90:.0f} ms", flush=True)
+    compare_with_hybrid(index, lexicon, claims, f"{kind} {agg} chunk {w_chunk:g} sentence {w_sent:g}",
+                        lambda d: Sentences(index, encoder=d.encoder, dense=d.dense))
 
 
 if __name__ == "__main__":

@@ -38,3 +38,21 @@ def timed_asks(lib: Any, claims: list[dict[str, Any]]) -> tuple[float, float, fl
         lat.append(time.perf_counter() - t)
         nd.append(ndcg10([p.doc.doc_id for p in answer.papers], {str(d) for d in c.get("cited_doc_ids", [])}))
     return statistics.mean(nd), statistics.median(lat) * 1e3, sorted(lat)[int(len(lat) * 0.9)] * 1e3
+
+
+def compare_with_hybrid(index: Any, lexicon: Any, claims: list[dict[str, Any]], label: str,
+                        variant: Any) -> None:
+    """Whole `ask --retriever hybrid` on tune and held-out: today's, then with ``variant(dense)``
+    (a replacement for the librarian's dense retriever, built from today's) under ``label``."""
+    from bioevidence.librarian.librarian import Librarian, Settings
+
+    for name, make in (("today's hybrid", None), (label, variant)):
+        lib = Librarian(index, lexicon=lexicon, retriever="hybrid", settings=Settings(top_k=10, max_abstract_papers=10))
+        if make is not None:
+            lib.dense = make(lib.dense)
+        lib.ask(claims[0]["claim"])
+        for part in ("tune", "held-out"):
+            chosen = split(claims, part)
+            nd, median, p90 = timed_asks(lib, chosen)
+            print(f"ask --retriever hybrid, {name}, {part} {len(chosen)}: nDCG@10 {nd:.4f}, "
+                  f"median {median:.0f} ms, p90 {p90:.0f} ms", flush=True)
