@@ -29,7 +29,7 @@ import argparse
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from eval_sentdense import lists
 from scifact_eval import ndcg10
@@ -66,7 +66,7 @@ def score(corpus: Corpus, rows: list[dict[str, Any]], q: Any, weight: float) -> 
     for r, dl in zip(rows, corpus.dense_lists(q), strict=True):
         dense_nd.append(ndcg10([corpus.names[i] for i, _ in dl], r["rel"]))
         fused = convex([r["lex"], dl], [1.0 - weight, weight])
-        hybrid_nd.append(ndcg10([corpus.names[int(k)] for k, _ in fused], r["rel"]))
+        hybrid_nd.append(ndcg10([corpus.names[cast(int, k)] for k, _ in fused], r["rel"]))
     return statistics.mean(dense_nd), statistics.mean(hybrid_nd)
 
 
