@@ -6,6 +6,7 @@ Records are built fresh on every call so tests can mutate them freely.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -172,3 +173,35 @@ def claim_record(n: int, pmid: str, sha: str, title: str, quote: str) -> dict[st
                             "scope": ["NCBITaxon:9606"]}],
         "adjudications": [],
     }
+
+
+ANTONYMS = [("increased", "decreased"), ("higher", "lower"), ("positive", "negative"),
+            ("sensitive", "resistant"), ("more", "less"), ("longer", "shorter"), ("better", "worse"),
+            ("significantly", "insignificantly"), ("high", "low")]
+
+
+def quote_faults(sentence: str, other: str) -> dict[str, str]:
+    """The controlled faults derivable from a true ``sentence`` (``other``: a sentence from elsewhere in
+    the paper, for stitching): stitched, word dropped, negation added/removed, number changed, antonym."""
+    words = sentence.split()
+    out = {"stitched": sentence + " " + other}
+    middle = next((i for i in range(len(words) // 2, len(words) - 1) if len(words[i]) > 3), None)
+    if middle is not None:
+        out["word dropped"] = " ".join(words[:middle] + words[middle + 1:])
+    verb = re.search(r"\b(is|was|were|are|did|does|could|can|may)\b", sentence)
+    out["negation added"] = (sentence[:verb.end()] + " not" + sentence[verb.end():]) if verb else \
+        " ".join([*words[:3], "not", *words[3:]])
+    if re.search(r"\b(not|no)\b ", sentence):
+        out["negation removed"] = re.sub(r"\b(not|no)\b ", "", sentence, count=1)
+    digit = re.search(r"\d", sentence)
+    if digit:
+        d = sentence[digit.start()]
+        out["number changed"] = sentence[:digit.start()] + str((int(d) + 1) % 10) + sentence[digit.end():]
+    for a, b in ANTONYMS:
+        for x, y in ((a, b), (b, a)):
+            if re.search(rf"\b{x}\b", sentence):
+                out["antonym swapped"] = re.sub(rf"\b{x}\b", y, sentence, count=1)
+                break
+        if "antonym swapped" in out:
+            break
+    return out

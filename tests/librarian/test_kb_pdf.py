@@ -4,27 +4,37 @@ Real data: the title and abstract of a pinned CIViC paper (pmid:15696205, from
 ../shared/data/civic_corpus/snapshots) typeset into a real PDF (tests/pdf_builder.py: Helvetica,
 justified lines, a word broken with a hyphen across a line end). What a knowledge base quotes from
 a PDF is the text pypdf extracts, pinned beside the PDF; every sentence shown must be a verbatim
-slice of it. The gate's literature grounder reads JATS and resolver records only, so a PDF's
-sentences are searched and shown but never cited, and `kb ask` says why. A scan, a file that is
-not a PDF and an encrypted PDF are refused with the reason, and the ladder goes on to the next tier.
+slice of it. Built with the paper's resolver record pinned (``--snapshot-dir``), the PDF entry is
+catalogued under its PMID with its extracted text as the full text: the gate checks its quotes
+(every sentence of it verbatim is verified, every derived fault is not) and the paper's existence
+and retraction, and `kb ask` cites it. Built offline with no record, it is searched and shown but
+never cited, and `kb ask` says why. A scan, a file that is not a PDF and an encrypted PDF are
+refused with the reason, and the ladder goes on to the next tier.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
 import os
+import re
+import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from bioevidence.cli import cli
+from bioevidence.gate.grounders.literature import LiteratureGrounder
 from bioevidence.librarian.kb.layout import KnowledgeBase
 from bioevidence.sources.catalogue import Catalogue
 from bioevidence.sources.store import SnapshotStore
 from bioevidence.text.jats import parse_jats
+from bioevidence.text.plain import paragraphs
+from builders import quote_faults
 from pdf_builder import scan_pdf, text_pdf
 
 if not os.environ.get("CI"):  # under CI the kb extra is installed (.ci/run): a missing one fails
@@ -59,6 +69,8 @@ def pdf_kb(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple
         "@article{landing, title={A landing page saved as PDF}, file={" + str(root / "page.pdf") + "}}\n")
     result = CliRunner().invoke(cli, ["kb", "build", str(root / "refs.bib"), "--kb", str(root / "kb"), "--offline"])
     assert result.exit_code == 0, result.output
+    assert "pao2005: fulltext via local-pdf; searched, not citable: not pinned in --snapshot-dir" in " ".join(
+        result.output.split())
     return root / "kb", pdf, abstract
 
 
@@ -110,8 +122,8 @@ def test_an_encrypted_pdf_is_refused_with_the_reason(shared_data: Path, tmp_path
 
 def test_kb_ask_finds_the_pdf_verbatim_and_says_why_the_gate_cannot_cite_it(
         pdf_kb: tuple[Path, bytes, list[str]]) -> None:
-    """The PDF's sentences are found and shown verbatim, but the literature grounder checks quotes
-    only against pinned JATS and resolver records: they are never cited, and the reason says so."""
+    """Built offline with no pinned resolver record, the PDF's sentences are found and shown
+    verbatim but never cited (existence and retraction are unchecked), and the reason says so."""
     kb_dir = pdf_kb[0]
     result = CliRunner().invoke(cli, ["kb", "ask", QUESTION, "--kb", str(kb_dir), "--json"])
     assert result.exit_code == 0, result.output
@@ -122,4 +134,100 @@ def test_kb_ask_finds_the_pdf_verbatim_and_says_why_the_gate_cannot_cite_it(
     assert from_pdf and all(i["text"] in flat for i in from_pdf)
     assert answer["citations"] == [] and answer["gate"]["verified"] == 0
     reasons = [d["reason"] for d in answer["dropped"] if d["item"]["sha256"] == rec.sha256]
-    assert reasons and all("a PDF's extracted text" in r and "JATS" in r for r in reasons)
+    assert reasons and all("a PDF's extracted text with no pinned resolver record" in r and "--snapshot-dir" in r
+                           for r in reasons)
+    assert any(a.tier == "metadata" and not a.ok and "--offline" in a.reason for a in rec.attempts)
+
+
+@pytest.fixture(scope="module")
+def cited_kb(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The same PDF built with --snapshot-dir (the paper's resolver record pinned there), offline."""
+    root = tmp_path_factory.mktemp("pdf_cited")
+    title, abstract = _paper(shared_data)
+    (root / "pao2005.pdf").write_bytes(text_pdf([title + "\n\n" + abstract[0], "\n\n".join(abstract[1:])],
+                                                hyphenate={"adenocarcinomas": 5}))
+    (root / "notes.txt").write_text("KRAS mutations were associated with primary resistance to gefitinib in our "
+                                    "own lung adenocarcinoma series of eleven patients.\n", encoding="utf-8")
+    (root / "refs.bib").write_text(
+        "@article{pao2005, title={" + title + "}, pmid={15696205}, file={" + str(root / "pao2005.pdf") + "}}\n"
+        "@misc{notes, title={Lab notes on KRAS}, file={" + str(root / "notes.txt") + "}}\n")
+    result = CliRunner().invoke(cli, ["kb", "build", str(root / "refs.bib"), "--kb", str(root / "kb"), "--offline",
+                                      "--snapshot-dir", str(shared_data / "civic_corpus" / "snapshots")])
+    assert result.exit_code == 0, result.output
+    lines = " ".join(result.output.split())  # the per-entry lines, as wrapped on the console
+    assert "pao2005: fulltext via local-pdf; citable as pmid:15696205 (resolver record via snapshot)" in lines
+    assert "notes: fulltext via local-file; searched, not citable: no PMID" in lines
+    return root / "kb", title
+
+
+def test_a_pdf_with_a_pinned_record_is_catalogued_under_its_pmid_with_its_text(
+        shared_data: Path, cited_kb: tuple[Path, str]) -> None:
+    kb_dir, _ = cited_kb
+    records = {r.key: r for r in KnowledgeBase(kb_dir)}
+    rec = records["pao2005"]
+    assert (rec.tier, rec.via, rec.format, rec.work) == ("fulltext", "local-pdf", "text", WORK)
+    assert any(a.tier == "metadata" and a.ok and a.via == "snapshot" for a in rec.attempts)
+    work = Catalogue.load(kb_dir / "snapshots")[WORK]
+    pinned = Catalogue.load(shared_data / "civic_corpus" / "snapshots")[WORK]
+    assert work.fulltext_sha256 == rec.sha256 and work.extra["fulltext_format"] == "text"
+    assert work.metadata_sha256 == pinned.metadata_sha256  # the resolver record, copied byte for byte
+    SnapshotStore(kb_dir / "snapshots").read(work.metadata_sha256)  # re-hashed on read
+    notes = records["notes"]  # no identifier: searched, not catalogued
+    assert notes.work is None and any(a.tier == "metadata" and "no PMID" in a.reason for a in notes.attempts)
+
+
+def test_kb_ask_cites_the_pdf_through_the_gate(cited_kb: tuple[Path, str]) -> None:
+    kb_dir, _ = cited_kb
+    result = CliRunner().invoke(cli, ["kb", "ask", QUESTION, "--kb", str(kb_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    (rec,) = [r for r in KnowledgeBase(kb_dir) if r.key == "pao2005"]
+    flat = " ".join(SnapshotStore(kb_dir / "snapshots").read(rec.sha256).decode("utf-8").split())
+    cited = [c["item"] for c in answer["citations"]]
+    assert cited and answer["gate"]["verified"] >= len(cited)
+    assert all(i["sha256"] == rec.sha256 and i["text"] in flat for i in cited)
+    assert not [d for d in answer["dropped"] if d["item"]["sha256"] == rec.sha256 and "resolver" in d["reason"]]
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for p in paragraphs(text) for s in re.split(r"(?<=[.;])\s+(?=[A-Z(])", p) if len(s.split()) >= 6]
+
+
+def test_every_pdf_sentence_is_verified_and_every_derived_fault_is_not(cited_kb: tuple[Path, str]) -> None:
+    """The whole PDF text, sentence by sentence (split here, independently of the project's
+    segmenter): each verbatim is verified by the literature grounder; each controlled fault is not."""
+    kb_dir, title = cited_kb
+    (rec,) = [r for r in KnowledgeBase(kb_dir) if r.key == "pao2005"]
+    grounder = LiteratureGrounder.from_directory(kb_dir / "snapshots")
+    sentences = _sentences(SnapshotStore(kb_dir / "snapshots").read(rec.sha256).decode("utf-8"))
+    assert len(sentences) >= 6  # the title and the abstract's sentences
+    blocked, admitted, kinds = [], [], set()
+    for n, sentence in enumerate(sentences):
+        result = grounder.ground(_record(sentence, rec.sha256, title))
+        if result.verified != {"ev"} or [f for f in result.findings if f.severity in ("error", "review")]:
+            blocked.append((sentence, [f.message for f in result.findings]))
+        for kind, fault in quote_faults(sentence, sentences[(n + 2) % len(sentences)]).items():
+            kinds.add(kind)
+            if grounder.ground(_record(fault, rec.sha256, title)).verified:
+                admitted.append((kind, fault))
+    assert blocked == [] and admitted == []
+    assert {"stitched", "word dropped", "negation added", "number changed"} <= kinds
+
+
+def test_a_tampered_pdf_text_is_bev014(cited_kb: tuple[Path, str], tmp_path: Path) -> None:
+    kb_dir, title = cited_kb
+    (rec,) = [r for r in KnowledgeBase(kb_dir) if r.key == "pao2005"]
+    copy = tmp_path / "snapshots"
+    shutil.copytree(kb_dir / "snapshots", copy)
+    (path,) = copy.glob(rec.sha256 + "*")
+    path.write_bytes(gzip.compress(gzip.decompress(path.read_bytes()).replace(b"KRAS", b"HRAS", 1)))
+    result = LiteratureGrounder.from_directory(copy).ground(_record(_sentences(
+        SnapshotStore(kb_dir / "snapshots").read(rec.sha256).decode("utf-8"))[0], rec.sha256, title))
+    assert "BEV014" in {f.rule_id for f in result.findings} and not result.verified
+
+
+def _record(quote: str, sha: str, title: str) -> dict[str, Any]:
+    return {"record_id": "r-pdf", "requested_uses": ["research_summary"],
+            "source_artifacts": [{"id": "src", "source_type": "publication", "uri": WORK, "sha256": sha,
+                                  "title": title}],
+            "evidence_items": [{"id": "ev", "source_artifact_id": "src", "locator": "p1", "extracted_text": quote}]}

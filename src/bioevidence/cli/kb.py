@@ -58,8 +58,14 @@ def _bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
 
 def _line(record: Any) -> str:
     why = record.why()
-    return f"{record.key}: {record.tier} via {record.via}" + (f" (better tiers: {why})" if why and
+    line = f"{record.key}: {record.tier} via {record.via}" + (f" (better tiers: {why})" if why and
                                                               record.tier != "fulltext" else "")
+    if record.format == "text":  # a local text or PDF: citable only with its paper's resolver record
+        meta = [a for a in record.attempts if a.tier == "metadata"]
+        ok = next((a for a in meta if a.ok), None)
+        line += (f"; citable as {record.work} (resolver record via {ok.via})" if ok and record.work else
+                 f"; searched, not citable: {meta[-1].reason}" if meta else "")
+    return line
 
 
 def _reporter(quiet: bool) -> tuple[Callable[[dict[str, Any]], None], Callable[[], None]]:

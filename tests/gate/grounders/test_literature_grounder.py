@@ -19,10 +19,7 @@ import pytest
 
 from bioevidence.gate.grounders.literature import LiteratureGrounder
 from bioevidence.sources.catalogue import Catalogue
-
-ANTONYMS = [("increased", "decreased"), ("higher", "lower"), ("positive", "negative"),
-            ("sensitive", "resistant"), ("more", "less"), ("longer", "shorter"), ("better", "worse"),
-            ("significantly", "insignificantly"), ("high", "low")]
+from builders import quote_faults
 
 
 @pytest.fixture(scope="session")
@@ -64,31 +61,6 @@ def test_every_true_quote_with_its_title_is_verified(grounder: LiteratureGrounde
     assert blocked == []
 
 
-def _faults(sentence: str, other: str) -> dict[str, str]:
-    words = sentence.split()
-    out = {"stitched": sentence + " " + other}
-    middle = next((i for i in range(len(words) // 2, len(words) - 1) if len(words[i]) > 3), None)
-    if middle is not None:
-        out["word dropped"] = " ".join(words[:middle] + words[middle + 1:])
-    verb = re.search(r"\b(is|was|were|are|did|does|could|can|may)\b", sentence)
-    out["negation added"] = (sentence[:verb.end()] + " not" + sentence[verb.end():]) if verb else \
-        " ".join([*words[:3], "not", *words[3:]])
-    if re.search(r"\b(not|no)\b ", sentence):
-        out["negation removed"] = re.sub(r"\b(not|no)\b ", "", sentence, count=1)
-    digit = re.search(r"\d", sentence)
-    if digit:
-        d = sentence[digit.start()]
-        out["number changed"] = sentence[:digit.start()] + str((int(d) + 1) % 10) + sentence[digit.end():]
-    for a, b in ANTONYMS:
-        for x, y in ((a, b), (b, a)):
-            if re.search(rf"\b{x}\b", sentence):
-                out["antonym swapped"] = re.sub(rf"\b{x}\b", y, sentence, count=1)
-                break
-        if "antonym swapped" in out:
-            break
-    return out
-
-
 def test_controlled_faults_are_never_verified(grounder: LiteratureGrounder, papers: dict) -> None:
     seen: dict[str, int] = {}
     admitted = []
@@ -101,7 +73,7 @@ def test_controlled_faults_are_never_verified(grounder: LiteratureGrounder, pape
         for index, paragraph in enumerate(paragraphs):
             for sentence in paragraph:
                 other = paragraphs[(index + 2) % len(paragraphs)][-1]
-                for name, quote in _faults(sentence, other).items():
+                for name, quote in quote_faults(sentence, other).items():
                     faults.setdefault(name, quote)
         for name, quote in faults.items():
             seen[name] = seen.get(name, 0) + 1

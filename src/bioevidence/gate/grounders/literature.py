@@ -18,6 +18,10 @@ For each such source:
 * ``title`` is not the pinned title (case, punctuation and Greek spelling ignored) → BEV017;
 * ``sha256`` is not the pinned full text (else abstract, else metadata) hash → BEV017.
 
+A work's full text is JATS, or plain UTF-8 text when the catalogue says ``fulltext_format: text``
+(a knowledge base's local text or PDF entry, catalogued with its pinned resolver record, see
+:mod:`bioevidence.librarian.kb.acquire`): its paragraphs are read by :mod:`bioevidence.text.plain`.
+
 Each evidence item citing it has its quote checked by :func:`.citing.check_quote` (every part of
 the paper is quotable; locators help and never reject). Items are verified only when their source
 had no error. Each pinned paper is parsed and tokenised once per process (and cached on disk by its
@@ -38,6 +42,7 @@ from ...sources.metadata import Notice, WorkMetadata, parse_metadata
 from ...sources.store import SHA256_RE, SnapshotStore
 from ...text.jats import Article, Passage, is_jats, parse_jats
 from ...text.jats_inline import match_form
+from ...text.plain import plain_article
 from ...text.tokens import plain_markers
 from ..findings import Finding, Fix
 from ..grounding import Grounding, QuoteLocation, finding
@@ -132,7 +137,7 @@ class LiteratureGrounder:
         tokens = None
         if work.fulltext_sha256:
             full = work.fulltext_sha256
-            article, tokens = self._article(full)
+            article, tokens = self._article(full, text=work.extra.get("fulltext_format") == "text")
         elif extra:
             article = Article(meta.title, ())
         else:
@@ -144,9 +149,14 @@ class LiteratureGrounder:
         paper = _PAPERS[key] = PaperText(article, tuple(extra), tokens)
         return paper
 
-    def _article(self, sha: str) -> tuple[Article, list[Any]]:
-        raw = cached("jats", sha, FORMAT_VERSION,
-                     lambda: article_to_plain(parse_jats(self.store.read(sha), source=sha)), self.cache_root)
+    def _article(self, sha: str, *, text: bool = False) -> tuple[Article, list[Any]]:
+        """The pinned full text as an article: JATS, or plain UTF-8 text when the work says so."""
+        if text:
+            raw = cached("text", sha, FORMAT_VERSION, lambda: article_to_plain(plain_article(
+                _utf8(self.store.read(sha), sha))), self.cache_root)
+        else:
+            raw = cached("jats", sha, FORMAT_VERSION,
+                         lambda: article_to_plain(parse_jats(self.store.read(sha), source=sha)), self.cache_root)
         return article_from_plain(raw)
 
     def _paper_from_bytes(self, sha: str) -> PaperText:
@@ -328,6 +338,9 @@ class LiteratureGrounder:
         except SourceError as exc:
             out.append(finding("BEV015", f"pinned full text of {ident} is missing: {exc.message}", path, uses))
             return out, None
+        except InputError as exc:
+            out.append(finding("BEV015", f"pinned full text of {ident} cannot be read: {exc.message}", path, uses))
+            return out, None
         pinned = work.pinned_sha256
         if source.get("sha256") != pinned:
             out.append(finding("BEV017", f"the record's sha256 for {ident} is not the pinned snapshot {pinned}",
@@ -344,6 +357,14 @@ class LiteratureGrounder:
             return [finding("BEV015", "no open full text or abstract is pinned for this paper, so the quote "
                             "cannot be confirmed", f"{path}.extracted_text", uses)], None
         return check_quote(item, path, paper, uses)
+
+
+def _utf8(data: bytes, sha: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"pinned full text {sha} is catalogued as plain text but is not UTF-8 ({exc.reason} at "
+                         f"byte {exc.start}); re-pin it from its source", file=sha) from None
 
 
 def _keyed(sha: str, key: str) -> str:

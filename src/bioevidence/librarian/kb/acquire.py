@@ -6,7 +6,10 @@ it failed:
 1. **full text, local file** named in the entry's ``file`` field: JATS (``.xml``, ``.nxml``,
    ``.gz``), plain text (``.txt``, ``.md``) or a PDF (``.pdf``: its text extracted by pypdf is
    pinned as ``.txt`` beside the PDF, see :mod:`.pdf`; a scan or an encrypted PDF is refused
-   with the reason);
+   with the reason). A local text or PDF is catalogued under the entry's identifier with that
+   work's resolver record (from ``--snapshot-dir``, else fetched when the build has network), so
+   the gate checks its quotes and the paper's existence and retraction; without one (no
+   identifier, or offline and not pinned) it is searched but never cited, and the attempt says why;
 2. **already pinned** (``--snapshot-dir``): the work as pinned there (full text, else abstract),
    copied byte for byte, no network;
 3. **full text, Europe PMC / PMC** by PMCID, PMID or DOI through the pin stage's
@@ -25,7 +28,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ...errors import BioevidenceError, InputError
 from ...sources.bibtex import BibEntry
@@ -98,8 +101,59 @@ class Acquirer:
                                         f"({', '.join(TEXT_SUFFIXES)})"))
                 continue
             attempts.append(Attempt("fulltext", "local-file", True, str(path)))
-            return found
+            return self._citable(entry, found, path, attempts) if found["format"] == "text" else found
         return None
+
+    def _citable(self, entry: BibEntry, found: dict[str, Any], path: Path, attempts: list[Attempt]
+                 ) -> dict[str, Any]:
+        """A local text or PDF catalogued under the entry's identifier with that work's pinned resolver
+        record (existence, retraction), its text as the full text, so the gate can check its quotes."""
+        record = self._resolver_record(entry, attempts)
+        if record is None:
+            return found
+        ids = [i.key for i in record.ids[1:]] + [i.key for i in entry.ids if i not in record.ids]
+        work = Work(key=record.key, resolver=record.resolver, metadata_sha256=record.metadata_sha256,
+                    fulltext_sha256=found["sha256"], license=None, retrieved_at=record.retrieved_at,
+                    urls=(path.resolve().as_uri(),), abstract_sha256=record.abstract_sha256,
+                    extra={**({"ids": ids} if ids else {}), "fulltext_format": "text", "fulltext_via": found["via"]})
+        self.catalogue.add(work)
+        return {**found, "work": work.key}
+
+    def _resolver_record(self, entry: BibEntry, attempts: list[Attempt]) -> Work | None:
+        """The work's pinned resolver record: from ``--snapshot-dir``, else fetched (when the build has
+        network), its bytes pinned in the KB's store; ``None`` (with the reason) when there is none."""
+        why = "its text is searched but the gate cannot cite it"
+        if not entry.ids:
+            attempts.append(Attempt("metadata", "resolver", False, f"no PMID, PMCID or DOI in the entry: {why}"))
+            return None
+        if self.pinned is not None:
+            store, catalogue = self.pinned
+            work = next((w for w in (catalogue.get(i) for i in entry.ids) if w is not None), None)
+            if work is not None:
+                for sha in (work.metadata_sha256, work.abstract_sha256):
+                    if sha:
+                        self._copy(store, sha)
+                attempts.append(Attempt("metadata", "snapshot", True, work.key))
+                return work
+        if self.network is None:
+            attempts.append(Attempt("metadata", self.resolver, False, "not pinned in --snapshot-dir and no network "
+                                    f"for this build (--offline): {why}"))
+            return None
+        result = self.network().pin(entry.ids[0])
+        if result.status == "failed" or result.work is None:
+            attempts.append(Attempt("metadata", self.resolver, False, f"{result.error} (retryable: run the build "
+                                    f"again): {why}"))
+            return None
+        attempts.append(Attempt("metadata", self.resolver, True, result.work.key))
+        return cast(Work, result.work)
+
+    def _copy(self, store: SnapshotStore, sha: str) -> None:
+        """Pinned bytes of another store copied into the KB's, byte for byte (re-hashed on both sides)."""
+        found = store.find(sha)
+        ext = found.name[64:].removesuffix(".gz").lstrip(".") if found is not None else ""
+        got = self.store.put(store.read(sha), ext=ext)
+        if got != sha:  # pragma: no cover - put re-hashes what read verified
+            raise InputError(f"pinned bytes {sha} re-hash to {got}", file=str(found))
 
     def _local_pdf(self, path: Path) -> dict[str, Any]:
         from ...io import read_limited
@@ -153,11 +207,7 @@ class Acquirer:
                                     if entry.ids else "no identifier to look up in --snapshot-dir"))
             return None
         for sha in work.hashes:
-            found = store.find(sha)
-            ext = found.name[64:].removesuffix(".gz").lstrip(".") if found is not None else ""
-            got = self.store.put(store.read(sha), ext=ext)
-            if got != sha:  # pragma: no cover - put re-hashes what read verified
-                raise InputError(f"pinned bytes {sha} re-hash to {got}", file=str(found))
+            self._copy(store, sha)
         self.catalogue.add(work)
         tier = "fulltext" if work.fulltext_sha256 else "abstract"
         if tier != "fulltext":

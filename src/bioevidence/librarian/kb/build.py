@@ -49,15 +49,6 @@ class BuildReport:
                 "seconds": round(self.seconds, 2)}
 
 
-def _paragraphs(text: str) -> list[str]:
-    out: list[str] = []
-    for block in text.replace("\r\n", "\n").split("\n\n"):
-        block = " ".join(block.split())
-        if block:
-            out.append(block)
-    return out
-
-
 def _text_passage(pid: str, kind: str, section: str, fields: tuple[str, ...], raw: str) -> DocPassage:
     """A passage of plain text as printed (whitespace collapsed), segmented as JATS passages are."""
     from ...text.jats_inline import match_form
@@ -73,9 +64,10 @@ def _text_passage(pid: str, kind: str, section: str, fields: tuple[str, ...], ra
 def record_doc(record: EntryRecord, store: SnapshotStore, catalogue: Catalogue, folder: Path) -> Doc:
     """The document of one entry, from its pinned bytes (re-hashed on read)."""
     from ...text.normalize import normalize
+    from ...text.plain import paragraphs
 
     doc: Doc | None = None
-    if record.work:
+    if record.work and record.format != "text":  # a local text catalogued for the gate is read as text
         work = catalogue.get(record.work)
         if work is None:
             raise ConfigurationError(f"entry {record.key} names work {record.work}, which {folder} does not "
@@ -91,7 +83,7 @@ def record_doc(record: EntryRecord, store: SnapshotStore, catalogue: Catalogue, 
         data = store.read(record.sha256)
         if record.format == "text":
             doc.kind = "fulltext"
-            for n, para in enumerate(_paragraphs(data.decode("utf-8"))):
+            for n, para in enumerate(paragraphs(data.decode("utf-8"))):
                 doc.passages.append(_text_passage(f"p{n + 1}", "paragraph", "Body", ("BODY",), para))
         elif record.format == "abstract-text":
             doc.passages.append(_text_passage("abstract", "abstract", "Abstract", ("ABSTRACT",), data.decode("utf-8")))

@@ -145,17 +145,17 @@ class KbAsker:
         self._local: dict[str, Any] | None = None  # local text/PDF entries by pinned hash (_why_not)
 
     def _why_not(self, item: dict[str, Any], why: str) -> str:
-        """The gate's reason, and for a local text or PDF entry what it means: the literature
-        grounder reads pinned JATS and resolver records, so such an entry is searched, never cited."""
+        """The gate's reason, and for a local text or PDF entry with no pinned resolver record what it
+        means: its existence and retraction are not pinned, so it is searched, never cited."""
         if self._local is None:
-            self._local = {r.sha256: r for r in self.kb if r.format == "text"}
+            self._local = {r.sha256: r for r in self.kb if r.format == "text" and not r.work}
         rec = self._local.get(str(item.get("sha256")))
         if rec is None:
             return why
         kind = "a PDF's extracted text" if rec.via == "local-pdf" else "a local text file"
-        return (f"{why} (entry {rec.key} is {kind}: searched, but the gate checks quotes only against "
-                "pinned JATS or resolver records; name the article's JATS in the entry, or give it a PMID/DOI "
-                "and build without --offline)")
+        return (f"{why} (entry {rec.key} is {kind} with no pinned resolver record, so the paper's existence and "
+                "retraction are not checked: give the entry a PMID or DOI pinned in --snapshot-dir, or build it "
+                "without --offline)")
 
     def others(self) -> list[tuple[str, Any]]:
         """The agentic mode's other sources: a local index, Europe PMC (built on first use)."""
