@@ -209,6 +209,7 @@ def test_each_tier_of_the_ladder_is_pinned_and_says_why_better_tiers_failed(
     oa = read_jats(next(iter(texts.values())), source="oa")
     (tmp_path / "notes.txt").write_text("My own notes on KRAS.\n\nThe second paragraph says more about it here.\n")
     (tmp_path / "scan.pdf").write_bytes(b"%PDF-1.4\n")
+    (tmp_path / "abscopal.txt").write_text("Abscopal response in a patient with fibrolamellar carcinoma.\n")
     (tmp_path / "refs.bib").write_text(f"""
 @article{{local_jats, title={{A local JATS file}}, file={{:{jats}:text/xml}}}}
 @misc{{local_text, title={{My notes}}, file={{notes.txt}}}}
@@ -216,6 +217,7 @@ def test_each_tier_of_the_ladder_is_pinned_and_says_why_better_tiers_failed(
 @article{{no_pmc, title={{Psychological flexibility}}, pmid={{40468710}}}}
 @article{{pdf_only, title={{Scanned}}, file={{scan.pdf}}, abstract={{An abstract written in the entry itself.}}}}
 @article{{bare, title={{Nothing but a title}}}}
+@article{{text_pmid, title={{Abscopal response}}, pmid={{39709209}}, file={{abscopal.txt}}}}
 """)
     clients: list[HttpClient] = []
     kb = tmp_path / "kb"
@@ -228,7 +230,8 @@ def test_each_tier_of_the_ladder_is_pinned_and_says_why_better_tiers_failed(
     got = {k: (r.tier, r.via) for k, r in recs.items()}
     assert got == {"local_jats": ("fulltext", "local-file"), "local_text": ("fulltext", "local-file"),
                    "oa": ("fulltext", "europepmc"), "no_pmc": ("abstract", "europepmc"),
-                   "pdf_only": ("abstract", "bibtex"), "bare": ("metadata", "bibtex")}
+                   "pdf_only": ("abstract", "bibtex"), "bare": ("metadata", "bibtex"),
+                   "text_pmid": ("fulltext", "local-file")}
     assert "not in PubMed Central (no PMCID)" in recs["no_pmc"].why()
     why_pdf = recs["pdf_only"].why()
     assert "scan.pdf is not a readable PDF" in why_pdf and "no PMID, PMCID or DOI" in why_pdf
@@ -237,7 +240,14 @@ def test_each_tier_of_the_ladder_is_pinned_and_says_why_better_tiers_failed(
     assert all(store.has(r.sha256) for r in recs.values())
     assert store.read(recs["local_jats"].sha256) == jats.read_bytes()
     assert store.read(recs["oa"].sha256) == next(iter(texts.values()))
-    assert report.docs == 6 and report.chunks >= 6
+    # a local text with a PMID: its resolver record fetched over the network, catalogued for the gate
+    work = Catalogue.load(kb / "snapshots")["pmid:39709209"]
+    assert recs["text_pmid"].work == work.key and work.fulltext_sha256 == recs["text_pmid"].sha256
+    assert work.extra["fulltext_format"] == "text" and work.resolver == "europepmc"
+    assert json.loads(store.read(work.metadata_sha256))["resultList"]["result"][0]["pmid"] == "39709209"
+    assert any(a.tier == "metadata" and a.ok and a.via == "europepmc" for a in recs["text_pmid"].attempts)
+    assert recs["local_text"].work is None  # no identifier: searched, never cited
+    assert report.docs == 7 and report.chunks >= 7
     index = LocalIndex(kb / "index")
     notes = index.docs[index.by_doc_id["bib:local_text"]]
     assert [p.text for p in index.passages(notes.idx)] == ["My own notes on KRAS.",
