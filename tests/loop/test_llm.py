@@ -227,6 +227,19 @@ def test_configuration_comes_from_the_environment_only() -> None:
         LLM(transport, "m", mode="grammar")
 
 
+def test_closing_releases_the_client_and_a_later_call_opens_a_new_one() -> None:
+    with ChatReplayServer([json.dumps(GOOD), json.dumps(GOOD)]) as server:
+        transport = OpenAITransport(env={"OPENAI_BASE_URL": server.base_url}, max_retries=0)
+        with LLM(transport, "m") as llm:
+            assert llm.complete(ASK).text == json.dumps(GOOD)
+            first = transport._get_client()
+            assert not first.is_closed()
+        assert first.is_closed()  # the with block closed the pooled connections
+        assert LLM(transport, "m").complete(ASK).text == json.dumps(GOOD)  # reconnects on next use
+        transport.close()
+        transport.close()  # closing twice is harmless
+
+
 def test_api_key_is_sent_as_a_bearer_token() -> None:
     with ChatReplayServer([json.dumps(GOOD)]) as server:
         transport = OpenAITransport(env={"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test"},

@@ -68,6 +68,7 @@ def agent(tasks_file: Path, profile_name: str, model: str, out_dir: Path, index:
     validator = Validator(profile, grounders=_build_grounders(profile, grounding))
     llm = LLM(OpenAITransport(timeout=timeout), model, temperature=temperature, max_tokens=max_tokens, mode=mode,
               seed=seed, fold_system=fold_system)
+    click.get_current_context().call_on_close(llm.close)  # its pooled connections
     runner = Agent(llm, validator, Toolbox(snapshot_dir, index), out_dir, profile=profile_name, rounds=rounds,
                    max_tool_calls=max_tool_calls, snapshot_dir=snapshot_dir,
                    progress=lambda message: click.echo(message, err=True))

@@ -33,6 +33,7 @@ def demo(out: Path, model: str | None, base_url: str | None) -> None:
         from ..loop.llm import LLM, OpenAITransport
 
         llm = LLM(OpenAITransport(base_url), model)
+        click.get_current_context().call_on_close(llm.close)  # its pooled connections
     result = run_demo(out, llm=llm, echo=lambda line: click.echo(line, err=True))
     click.echo(f"report: {result.report}")
     click.echo(f"record: {result.record} ({result.status}); check it again with: bioevidence validate "

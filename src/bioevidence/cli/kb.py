@@ -241,6 +241,7 @@ def ask(question: str, kb_dir: Path, mode: str, retriever: str, top_k: int, inde
         from ..loop.llm import LLM, OpenAITransport
 
         llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
+        click.get_current_context().call_on_close(llm.close)  # its pooled connections
     result = ask_kb(question, kb_dir, mode=mode, retriever=retriever, top_k=top_k, index_dir=index_dir,
                     europepmc=europepmc, llm=llm)
     if as_json:

@@ -246,6 +246,7 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
         from ..loop.llm import LLM, OpenAITransport
 
         llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
+        click.get_current_context().call_on_close(llm.close)  # its pooled connections
     plan_with, judge_with = _llm_parts(planner, judge, llm, local=backend == "local", context=model_context,
                                        papers=judge_papers, workers=judge_workers)
     if (question is None) == (questions is None):

@@ -106,6 +106,7 @@ def serve(queue_path: Path, host: str, port: int, allowed_hosts: tuple[str, ...]
         from ..loop.llm import LLM, OpenAITransport
 
         llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
+        click.get_current_context().call_on_close(llm.close)  # its pooled connections
     if not _loopback(host):
         click.echo(f"warning: serving on {host}, reachable from the network"
                    + ("" if certfile else "; without TLS browsers send no session cookie there: pass --certfile/"
