@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
+from .model import model_options, open_llm
+
 
 @click.command()
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("bioevidence-demo"),
               show_default=True, help="Folder for the index, the record, the review queue and report.html.")
-@click.option("--model", help="A model for the loop's proposer (OpenAI protocol); default: a scripted proposer.")
-@click.option("--base-url", help="OpenAI-compatible server for --model [default: $OPENAI_BASE_URL]; the key comes "
-                                 "from $OPENAI_API_KEY only.")
+@model_options("A model for the loop's proposer (OpenAI protocol); default: a scripted proposer.", timeout=False)
 def demo(out: Path, model: str | None, base_url: str | None) -> None:
     """Run find → pin → check → fix offline on six bundled open-access papers.
 
@@ -28,12 +28,7 @@ def demo(out: Path, model: str | None, base_url: str | None) -> None:
     """
     from ..demo import run_demo
 
-    llm = None
-    if model:
-        from ..loop.llm import LLM, OpenAITransport
-
-        llm = LLM(OpenAITransport(base_url), model)
-        click.get_current_context().call_on_close(llm.close)  # its pooled connections
+    llm = open_llm(model, base_url)
     result = run_demo(out, llm=llm, echo=lambda line: click.echo(line, err=True))
     click.echo(f"report: {result.report}")
     click.echo(f"record: {result.record} ({result.status}); check it again with: bioevidence validate "

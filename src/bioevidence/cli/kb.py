@@ -18,6 +18,7 @@ import click
 
 from ..errors import ConfigurationError
 from .cluster import scheduler_option
+from .model import model_options, open_llm
 
 
 def _require(what: str, *, model: bool = True) -> None:
@@ -213,12 +214,8 @@ def stats(kb_dir: Path) -> None:
 @click.option("--index", "index_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="agentic: also search this local index.")
 @click.option("--europepmc", is_flag=True, help="agentic: also search Europe PMC (BIOEVIDENCE_EUROPEPMC_URL).")
-@click.option("--model", help="Model for a cited synthesis (as the server lists it at /v1/models) [default: none, "
-                             "the offline extractive answer].")
-@click.option("--base-url", help="OpenAI-compatible server for --model [default: $OPENAI_BASE_URL]; the key comes "
-                                 "from $OPENAI_API_KEY only.")
-@click.option("--model-timeout", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
-              help="Seconds to wait for one model reply.")
+@model_options("Model for a cited synthesis (as the server lists it at /v1/models) [default: none, the offline "
+               "extractive answer].")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def ask(question: str, kb_dir: Path, mode: str, retriever: str, top_k: int, index_dir: Path | None,
         europepmc: bool, model: str | None, base_url: str | None, model_timeout: float, as_json: bool) -> None:
@@ -236,12 +233,7 @@ def ask(question: str, kb_dir: Path, mode: str, retriever: str, top_k: int, inde
     from ..librarian.kb.modes import ask_kb
 
     _require("kb ask", model=retriever != "bm25")
-    llm = None
-    if model:
-        from ..loop.llm import LLM, OpenAITransport
-
-        llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
-        click.get_current_context().call_on_close(llm.close)  # its pooled connections
+    llm = open_llm(model, base_url, model_timeout)
     result = ask_kb(question, kb_dir, mode=mode, retriever=retriever, top_k=top_k, index_dir=index_dir,
                     europepmc=europepmc, llm=llm)
     if as_json:

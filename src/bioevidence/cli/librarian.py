@@ -13,6 +13,7 @@ import click
 from ..errors import ConfigurationError, InputError
 from ..librarian.render import FORMATS
 from .cluster import scheduler_option
+from .model import open_llm
 
 
 @click.group()
@@ -243,10 +244,7 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
         if not model:
             raise ConfigurationError("--planner llm / --judge llm / --stance llm need --model NAME (the name the "
                                      "server lists at /v1/models)")
-        from ..loop.llm import LLM, OpenAITransport
-
-        llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
-        click.get_current_context().call_on_close(llm.close)  # its pooled connections
+        llm = open_llm(model, base_url, model_timeout)
     plan_with, judge_with = _llm_parts(planner, judge, llm, local=backend == "local", context=model_context,
                                        papers=judge_papers, workers=judge_workers)
     if (question is None) == (questions is None):

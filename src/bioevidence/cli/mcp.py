@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from .gate import _grounder_options, _grounding_options
+from .model import model_options
 
 
 @click.command()
@@ -33,12 +34,8 @@ from .gate import _grounder_options, _grounding_options
               help="offline: the lexical stance rule; llm: the model labels the sentences ask returns.")
 @click.option("--vocabulary", "vocabularies", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Extra planner vocabulary (as `bioevidence ask --vocabulary`); repeatable.")
-@click.option("--model", help="Model for --planner llm / --judge llm / --stance llm and the answer tool's synthesis "
-                             "(as the server lists it at /v1/models).")
-@click.option("--base-url", help="OpenAI-compatible server for the model [default: $OPENAI_BASE_URL]; the key "
-                                 "comes from $OPENAI_API_KEY only.")
-@click.option("--model-timeout", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
-              help="Seconds to wait for one model reply.")
+@model_options("Model for --planner llm / --judge llm / --stance llm and the answer tool's synthesis (as the "
+               "server lists it at /v1/models).")
 @click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), envvar="BIOEVIDENCE_WORKSPACE",
               help="Folder whose record files validate_record may read by path (none: records inline only). "
                    "[BIOEVIDENCE_WORKSPACE]")

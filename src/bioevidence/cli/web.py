@@ -13,6 +13,7 @@ import click
 from ..errors import ConfigurationError
 from .gate import _build_grounders, _grounding_options
 from .loop import DEFAULT_QUEUE, _open_queue
+from .model import model_options, open_llm
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
@@ -61,12 +62,8 @@ def _loopback(host: str) -> bool:
               help="Profile to validate decisions with (default: the one each entry was queued with).")
 @click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Librarian index for the ask page (bioevidence index build).")
-@click.option("--model", help="Model for the ask page's synthesis, as `bioevidence answer --model` (the name the "
-              "server lists at /v1/models); without it answers are extractive.")
-@click.option("--base-url", help="OpenAI-compatible server for --model [default: $OPENAI_BASE_URL]; the key comes "
-              "from $OPENAI_API_KEY only.")
-@click.option("--model-timeout", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
-              help="Seconds to wait for one model reply.")
+@model_options("Model for the ask page's synthesis, as `bioevidence answer --model` (the name the server lists "
+               "at /v1/models); without it answers are extractive.")
 @click.option("--access-log", is_flag=True, help="Log every request on stderr.")
 @_grounding_options
 def serve(queue_path: Path, host: str, port: int, allowed_hosts: tuple[str, ...], secret_file: Path | None,
@@ -101,12 +98,7 @@ def serve(queue_path: Path, host: str, port: int, allowed_hosts: tuple[str, ...]
         raise click.UsageError("give both --certfile and --keyfile, or neither")
     if model and index_dir is None:
         raise click.UsageError("--model is for the ask page: give --index DIR too")
-    llm = None
-    if model:
-        from ..loop.llm import LLM, OpenAITransport
-
-        llm = LLM(OpenAITransport(base_url, timeout=model_timeout), model)
-        click.get_current_context().call_on_close(llm.close)  # its pooled connections
+    llm = open_llm(model, base_url, model_timeout)
     if not _loopback(host):
         click.echo(f"warning: serving on {host}, reachable from the network"
                    + ("" if certfile else "; without TLS browsers send no session cookie there: pass --certfile/"
