@@ -209,7 +209,8 @@ def test_each_tier_of_the_ladder_is_pinned_and_says_why_better_tiers_failed(
     oa = read_jats(next(iter(texts.values())), source="oa")
     (tmp_path / "notes.txt").write_text("My own notes on KRAS.\n\nThe second paragraph says more about it here.\n")
     (tmp_path / "scan.pdf").write_bytes(b"%PDF-1.4\n")
-    (tmp_path / "abscopal.txt").write_text("Abscopal response in a patient with fibrolamellar carcinoma.\n")
+    (tmp_path / "abscopal.txt").write_text("Abscopal response in a patient with fibrolamellar hepatocellular "
+                                           "carcinoma following radiotherapy\n\nA case report, as typed.\n")
     (tmp_path / "refs.bib").write_text(f"""
 @article{{local_jats, title={{A local JATS file}}, file={{:{jats}:text/xml}}}}
 @misc{{local_text, title={{My notes}}, file={{notes.txt}}}}

@@ -42,6 +42,7 @@ if not os.environ.get("CI"):  # under CI the kb extra is installed (.ci/run): a 
     pytest.importorskip("sentence_transformers", reason="pip install 'bioevidence[kb]'")
 
 WORK = "pmid:15696205"
+OTHER = "16609730"  # another pinned CIViC paper (its title and abstract are not in the PDF)
 QUESTION = "Do KRAS mutations cause resistance to gefitinib or erlotinib in lung adenocarcinoma?"
 
 
@@ -174,6 +175,24 @@ def test_a_pdf_with_a_pinned_record_is_catalogued_under_its_pmid_with_its_text(
     SnapshotStore(kb_dir / "snapshots").read(work.metadata_sha256)  # re-hashed on read
     notes = records["notes"]  # no identifier: searched, not catalogued
     assert notes.work is None and any(a.tier == "metadata" and "no PMID" in a.reason for a in notes.attempts)
+
+
+def test_a_pdf_filed_under_another_papers_pmid_is_not_catalogued_under_it(shared_data: Path, tmp_path: Path) -> None:
+    """The PDF of pmid:15696205 named in an entry that gives another pinned CIViC paper's PMID: the
+    text shows neither that paper's title nor its abstract, so its sentences never become that
+    paper's (searched, not citable, with the reason)."""
+    title, abstract = _paper(shared_data)
+    (tmp_path / "copy.pdf").write_bytes(text_pdf([title + "\n\n" + abstract[0], "\n\n".join(abstract[1:])]))
+    (tmp_path / "refs.bib").write_text("@article{misfiled, title={Another paper}, pmid={" + OTHER + "}, file={"
+                                       + str(tmp_path / "copy.pdf") + "}}\n")
+    result = CliRunner().invoke(cli, ["kb", "build", str(tmp_path / "refs.bib"), "--kb", str(tmp_path / "kb"),
+                                      "--offline", "--snapshot-dir", str(shared_data / "civic_corpus" / "snapshots")])
+    assert result.exit_code == 0, result.output
+    (rec,) = KnowledgeBase(tmp_path / "kb")
+    assert (rec.tier, rec.via, rec.work) == ("fulltext", "local-pdf", None)
+    assert any(f"pmid:{OTHER}" in a.reason and "it may be another paper" in a.reason for a in rec.attempts)
+    assert "it may be another paper" in " ".join(result.output.split())
+    assert Catalogue.load(tmp_path / "kb" / "snapshots").get(f"pmid:{OTHER}") is None
 
 
 def test_kb_ask_cites_the_pdf_through_the_gate(cited_kb: tuple[Path, str]) -> None:

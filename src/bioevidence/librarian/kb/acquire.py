@@ -7,9 +7,10 @@ it failed:
    ``.gz``), plain text (``.txt``, ``.md``) or a PDF (``.pdf``: its text extracted by pypdf is
    pinned as ``.txt`` beside the PDF, see :mod:`.pdf`; a scan or an encrypted PDF is refused
    with the reason). A local text or PDF is catalogued under the entry's identifier with that
-   work's resolver record (from ``--snapshot-dir``, else fetched when the build has network), so
-   the gate checks its quotes and the paper's existence and retraction; without one (no
-   identifier, or offline and not pinned) it is searched but never cited, and the attempt says why;
+   work's resolver record (from ``--snapshot-dir``, else fetched when the build has network) when
+   the text shows that record's title or abstract, so the gate checks its quotes and the paper's
+   existence and retraction; without one (no identifier, offline and not pinned, or a text that
+   may be another paper) it is searched but never cited, and the attempt says why;
 2. **already pinned** (``--snapshot-dir``): the work as pinned there (full text, else abstract),
    copied byte for byte, no network;
 3. **full text, Europe PMC / PMC** by PMCID, PMID or DOI through the pin stage's
@@ -111,6 +112,11 @@ class Acquirer:
         record = self._resolver_record(entry, attempts)
         if record is None:
             return found
+        mismatch = self._other_paper(found["sha256"], record)
+        if mismatch:
+            attempts.append(Attempt("metadata", "resolver", False, f"{mismatch}: its text is searched but the gate "
+                                    "cannot cite it"))
+            return found
         ids = [i.key for i in record.ids[1:]] + [i.key for i in entry.ids if i not in record.ids]
         work = Work(key=record.key, resolver=record.resolver, metadata_sha256=record.metadata_sha256,
                     fulltext_sha256=found["sha256"], license=None, retrieved_at=record.retrieved_at,
@@ -118,6 +124,33 @@ class Acquirer:
                     extra={**({"ids": ids} if ids else {}), "fulltext_format": "text", "fulltext_via": found["via"]})
         self.catalogue.add(work)
         return {**found, "work": work.key}
+
+    def _other_paper(self, text_sha: str, record: Work) -> str:
+        """Why the local text may be another paper than ``record`` (``""`` when it shows the record's
+        title, or the first sentence of its abstract): a PDF filed under the wrong PMID must not lend
+        its sentences to that paper."""
+        import re
+
+        from ...sources.metadata import parse_metadata
+        from ...text.normalize import normalize
+
+        def words(text: str) -> str:
+            return " " + " ".join(re.findall(r"[a-z0-9]+", normalize(text).lower())) + " "
+
+        meta = parse_metadata(self.store.read(record.metadata_sha256), want=record.key)
+        abstract = ""
+        if record.abstract_sha256:
+            abstract = parse_metadata(self.store.read(record.abstract_sha256), want=record.key).abstract or ""
+        abstract = abstract or meta.abstract or ""
+        first = re.split(r"(?<=[.!?])\s+", abstract.strip(), maxsplit=1)[0] if abstract.strip() else ""
+        probes = [p for p in (meta.title or "", first) if len(p.split()) >= 4]
+        if not probes:
+            return ""  # the record gives nothing to compare with
+        body = words(self.store.read(text_sha).decode("utf-8"))
+        if any(words(p) in body for p in probes):
+            return ""
+        return (f"the text shows neither the title nor the abstract's first sentence of {record.key} "
+                f"('{(meta.title or first)[:80]}'): it may be another paper")
 
     def _resolver_record(self, entry: BibEntry, attempts: list[Attempt]) -> Work | None:
         """The work's pinned resolver record: from ``--snapshot-dir``, else fetched (when the build has
