@@ -212,7 +212,7 @@ def test_each_tier_of_the_ladder_is_pinned_and_says_why_better_tiers_failed(
     (tmp_path / "abscopal.txt").write_text("Abscopal response in a patient with fibrolamellar hepatocellular "
                                            "carcinoma following radiotherapy\n\nA case report, as typed.\n")
     (tmp_path / "refs.bib").write_text(f"""
-@article{{local_jats, title={{A local JATS file}}, file={{:{jats}:text/xml}}}}
+@article{{local_jats, title={{A local JATS file}}, doi={{10.1000/another-paper}}, file={{:{jats}:text/xml}}}}
 @misc{{local_text, title={{My notes}}, file={{notes.txt}}}}
 @article{{oa, title={{{oa.title}}}, doi={{{oa.doi}}}}}
 @article{{no_pmc, title={{Psychological flexibility}}, pmid={{40468710}}}}
@@ -241,6 +241,10 @@ def test_each_tier_of_the_ladder_is_pinned_and_says_why_better_tiers_failed(
     assert all(store.has(r.sha256) for r in recs.values())
     assert store.read(recs["local_jats"].sha256) == jats.read_bytes()
     assert store.read(recs["oa"].sha256) == next(iter(texts.values()))
+    # a local JATS keeps its own DOI; the entry's other DOI is not made an alias of it
+    catalogue = Catalogue.load(kb / "snapshots")
+    assert recs["local_jats"].work == "doi:10.1371/journal.pbio.0020188"
+    assert catalogue.get("doi:10.1000/another-paper") is None
     # a local text with a PMID: its resolver record fetched over the network, catalogued for the gate
     work = Catalogue.load(kb / "snapshots")["pmid:39709209"]
     assert recs["text_pmid"].work == work.key and work.fulltext_sha256 == recs["text_pmid"].sha256

@@ -215,7 +215,10 @@ class Acquirer:
             meta = parse_jats_metadata(data, file=str(path))
             _open, licence = jats_access(data)
             sha = self.store.put(data, ext="xml")
-            ids = [*meta.ids, *(i for i in entry.ids if i not in meta.ids)]
+            # the entry's identifiers join the article's own only where it has none of that kind: a
+            # JATS file filed under another paper's PMID must not become that paper in the catalogue
+            own = {i.scheme for i in meta.ids}
+            ids = [*meta.ids, *(i for i in entry.ids if i.scheme not in own)]
             ids.sort(key=lambda i: ("doi", "pmid", "pmcid").index(i.scheme))
             if not ids:
                 return {"tier": "fulltext", "via": "local-file", "sha256": sha, "format": "jats"}
