@@ -112,12 +112,17 @@ class Acquirer:
         record = self._resolver_record(entry, attempts)
         if record is None:
             return found
-        mismatch = self._other_paper(found["sha256"], record)
+        try:
+            mismatch = self._other_paper(found["sha256"], record)
+        except (InputError, UnicodeDecodeError) as exc:
+            reason = exc.message if isinstance(exc, InputError) else str(exc)
+            mismatch = f"the resolver record of {record.key} cannot be compared with the text ({reason})"
         if mismatch:
             attempts.append(Attempt("metadata", "resolver", False, f"{mismatch}: its text is searched but the gate "
                                     "cannot cite it"))
             return found
-        ids = [i.key for i in record.ids[1:]] + [i.key for i in entry.ids if i not in record.ids]
+        own = {i.scheme for i in record.ids}  # as for a local JATS: no alias of a kind the record has
+        ids = [i.key for i in record.ids[1:]] + [i.key for i in entry.ids if i.scheme not in own]
         work = Work(key=record.key, resolver=record.resolver, metadata_sha256=record.metadata_sha256,
                     fulltext_sha256=found["sha256"], license=None, retrieved_at=record.retrieved_at,
                     urls=(path.resolve().as_uri(),), abstract_sha256=record.abstract_sha256,
