@@ -34,7 +34,7 @@ from bioevidence.sources.catalogue import Catalogue
 from bioevidence.sources.store import SnapshotStore
 from bioevidence.text.jats import parse_jats
 from bioevidence.text.plain import paragraphs
-from builders import quote_faults
+from builders import claim_record, quote_faults
 from pdf_builder import scan_pdf, text_pdf
 
 if not os.environ.get("CI"):  # under CI the kb extra is installed (.ci/run): a missing one fails
@@ -231,6 +231,30 @@ def test_every_pdf_sentence_is_verified_and_every_derived_fault_is_not(cited_kb:
                 admitted.append((kind, fault))
     assert blocked == [] and admitted == []
     assert {"stitched", "word dropped", "negation added", "number changed"} <= kinds
+
+
+def test_validate_with_the_kb_snapshots_admits_a_pdf_quote_and_rejects_a_changed_one(
+        cited_kb: tuple[Path, str], tmp_path: Path) -> None:
+    """The CLI path a curator takes: a record quoting the PDF, validated against the knowledge
+    base's snapshot folder; the same record with two words changed is rejected with the paper's words."""
+    kb_dir, title = cited_kb
+    (rec,) = [r for r in KnowledgeBase(kb_dir) if r.key == "pao2005"]
+    sentence = next(s for s in _sentences(SnapshotStore(kb_dir / "snapshots").read(rec.sha256).decode("utf-8"))
+                    if " lack of " in s)
+    changed = sentence.replace("a lack of", "high")
+    for name, quote in (("true.json", sentence), ("changed.json", changed)):
+        (tmp_path / name).write_text(json.dumps(claim_record(1, WORK.split(":")[1], rec.sha256, title, quote)))
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["validate", str(tmp_path / "true.json"), "--snapshot-dir", str(kb_dir / "snapshots"),
+                             "--format", "json"])
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.stdout)["overall_status"] == "admitted"
+    bad = runner.invoke(cli, ["validate", str(tmp_path / "changed.json"), "--snapshot-dir",
+                              str(kb_dir / "snapshots"), "--format", "json"])
+    report = json.loads(bad.stdout)
+    assert bad.exit_code == 1 and report["overall_status"] == "rejected"
+    (finding,) = [f for f in report["findings"] if f["rule_id"] == "BEV017"]
+    assert finding["fix"]["value"] == sentence
 
 
 def test_a_tampered_pdf_text_is_bev014(cited_kb: tuple[Path, str], tmp_path: Path) -> None:
