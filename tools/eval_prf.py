@@ -34,7 +34,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from scifact_eval import DATA, compare_with_hybrid, ndcg10
+from scifact_eval import DATA, compare_with_hybrid, grid_table, ndcg10
 
 
 def main() -> None:
@@ -163,16 +163,8 @@ def main() -> None:
     if args.final:
         final(index, lexicon, claims, int(args.final[0]), args.final[1], args.final[2], best_chunk)
         return
-    t0 = time.perf_counter()
-    table = [(label, p, score(p, tune), score(p, held)) for label, p in grid]
-    print(f"grid in {time.perf_counter() - t0:.1f} s; tune {len(tune)}, held-out {len(held)} claims\n")
-    best = max(table, key=lambda t: t[2])
+    table, best = grid_table(grid, score, tune, held)
     prf = max(table[1:], key=lambda t: t[2])
-    print("| configuration | tune | held-out |")
-    print("|---|---|---|")
-    for label, _, t, h in table:
-        mark = " **(winner on tune)**" if label == best[0] else ""
-        print(f"| {label}{mark} | {t:.4f} | {h:.4f} |")
     print(f"\nwinner on tune: {best[0]} {best[1]}; best PRF row on tune: {prf[0]} {prf[1]}")
 
 

@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
-from scifact_eval import DATA, compare_with_hybrid, ndcg10
+from scifact_eval import DATA, compare_with_hybrid, grid_table, ndcg10
 
 
 def lists(index: Any, dense: Any, cache: Path) -> list[dict[str, Any]]:
@@ -202,15 +202,7 @@ def main() -> None:
     def score(cfg: tuple[Any, ...], part: list[dict[str, Any]]) -> float:
         return statistics.mean(ndcg10([name[i] for i in run(r, cfg)], r["rel"]) for r in part)
 
-    t0 = time.perf_counter()
-    table = [(label, cfg, score(cfg, tune), score(cfg, held)) for label, cfg in grid]
-    print(f"grid of {len(grid)} in {time.perf_counter() - t0:.1f} s; tune {len(tune)}, held-out {len(held)} claims\n")
-    best = max(table, key=lambda t: t[2])
-    print("| configuration (list level) | tune | held-out |")
-    print("|---|---|---|")
-    for label, _, t, h in table:
-        mark = " **(winner on tune)**" if label == best[0] else ""
-        print(f"| {label}{mark} | {t:.4f} | {h:.4f} |")
+    _, best = grid_table(grid, score, tune, held, "configuration (list level)")
     print(f"\nwinner on tune: {best[0]} {best[1]}: tune {best[2]:.4f}, held-out {best[3]:.4f}")
 
 

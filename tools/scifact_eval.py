@@ -56,3 +56,22 @@ def compare_with_hybrid(index: Any, lexicon: Any, claims: list[dict[str, Any]], 
             nd, median, p90 = timed_asks(lib, chosen)
             print(f"ask --retriever hybrid, {name}, {part} {len(chosen)}: nDCG@10 {nd:.4f}, "
                   f"median {median:.0f} ms, p90 {p90:.0f} ms", flush=True)
+
+
+Row = tuple[str, Any, float, float]  # label, configuration, tune score, held-out score
+
+
+def grid_table(grid: list[tuple[str, Any]], score: Any, tune: list[Any], held: list[Any],
+               heading: str = "configuration") -> tuple[list[Row], Row]:
+    """Score every ``(label, config)`` of ``grid`` on tune and held-out with ``score(config, part)``,
+    print the markdown table (the winner on tune marked) and return the rows and the winner."""
+    t0 = time.perf_counter()
+    table = [(label, cfg, score(cfg, tune), score(cfg, held)) for label, cfg in grid]
+    print(f"grid of {len(grid)} in {time.perf_counter() - t0:.1f} s; tune {len(tune)}, held-out {len(held)} claims\n")
+    best = max(table, key=lambda t: t[2])
+    print(f"| {heading} | tune | held-out |")
+    print("|---|---|---|")
+    for label, _, t, h in table:
+        mark = " **(winner on tune)**" if label == best[0] else ""
+        print(f"| {label}{mark} | {t:.4f} | {h:.4f} |")
+    return table, best
