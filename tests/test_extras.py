@@ -117,3 +117,22 @@ def test_a_command_needing_a_missing_extra_says_which_in_one_line(tmp_path: Path
     error = json.loads(line)
     assert f"pip install 'bioevidence[{extra}]'" in error["message"], error
     assert result.stdout == ""
+
+
+def test_an_index_encoded_with_minilm_asked_without_the_minilm_extra_names_that_extra(tmp_path: Path) -> None:
+    """The kb extra no longer brings PyTorch: an index whose vectors are all-MiniLM-L6-v2's (built before
+    bge-small became the default) says which extra reads it, and nothing else is missing."""
+    built = subprocess.run([sys.executable, "-m", "bioevidence", "index", "build", "examples/papers", "--index",
+                            str(tmp_path / "ix"), "--dense", "--dense-model", "all-MiniLM-L6-v2"], cwd=REPO,
+                           capture_output=True, text=True, check=False, timeout=600)
+    assert built.returncode == 0, built.stderr
+    assert json.loads(built.stdout.splitlines()[-1])["dense"]["model"] == "all-MiniLM-L6-v2"
+    minilm_only = ",".join(m for m, extra in MODULES.items() if extra == "minilm")
+    result = subprocess.run([sys.executable, "-c", LEAN, minilm_only, "ask", "BRAF V600E and vemurafenib",
+                             "--index", str(tmp_path / "ix"), "--retriever", "dense"], cwd=REPO,
+                            capture_output=True, text=True, check=False, timeout=300)
+    assert result.returncode == 3, result.stderr
+    (line,) = result.stderr.splitlines()
+    message = json.loads(line)["message"]
+    assert "all-MiniLM-L6-v2" in message and "pip install 'bioevidence[minilm]'" in message, message
+    assert result.stdout == ""

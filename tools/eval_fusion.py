@@ -14,7 +14,7 @@ steepness; Perspicacité's hybrid re-scoring of the dense top 150 (BM25 over the
 tune is then run through the whole ``ask --retriever hybrid`` (judge included) on held-out, timed
 per question once loaded.
 
-    .venv/bin/python tools/eval_fusion.py [--index /tmp/bioevidence_scifact_dense] [--limit N]
+    .venv/bin/python tools/eval_fusion.py [--index /tmp/bioevidence_scifact_bge] [--limit N]
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def configs() -> list[tuple[str, Any]]:
     for k in (10.0, 30.0, 60.0, 100.0):
         for w in (0.3, 0.4, 0.5, 0.6, 0.7):
             out.append((f"RRF k {k:g} dense weight {w}", FusionSpec("rrf", dense_weight=w, k=k)))
-    for w in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+    for w in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
         out.append((f"convex dense weight {w}", FusionSpec("convex", dense_weight=w)))
     return out
 
@@ -56,7 +56,7 @@ def main() -> None:
     from bioevidence.librarian.librarian import Librarian, Settings, fuse
 
     ap = argparse.ArgumentParser()
-    ap.add_argument("--index", default="/tmp/bioevidence_scifact_dense")
+    ap.add_argument("--index", default="/tmp/bioevidence_scifact_bge")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--skip-final", action="store_true")
     args = ap.parse_args()

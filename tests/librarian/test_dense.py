@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +15,9 @@ from click.testing import CliRunner
 
 from bioevidence.cli import cli
 from bioevidence.errors import ConfigurationError, IntegrityError
-from bioevidence.librarian.dense import DenseIndex, load_encoder
+from bioevidence.librarian.dense import BGE_SMALL, MINILM, DenseIndex, load_encoder
 from bioevidence.librarian.index import LocalIndex
+from bioevidence.librarian.onnx_encoder import OnnxEncoder, bge_small_dir
 
 pytestmark = pytest.mark.heavy(seconds=80)  # started first under xdist (tests/conftest.py)
 
@@ -37,15 +39,35 @@ def scifact_dense(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -
     return root / "ix"
 
 
-def test_the_shipped_model_encodes_offline_into_unit_vectors_that_rank_meaning() -> None:
-    enc = load_encoder()
+@pytest.mark.parametrize("model", [MINILM, BGE_SMALL])
+def test_each_shipped_model_encodes_offline_into_unit_vectors_that_rank_meaning(model: str) -> None:
+    enc = load_encoder(model)
+    assert enc.name == model
     v = enc.encode(["BRAF V600E mutations in melanoma respond to vemurafenib.",
                     "Vemurafenib treats melanoma carrying the BRAF V600E mutation.",
                     "How to bake sourdough bread at home."])
     assert v.shape == (3, 384) and v.dtype == np.float32
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
-    assert float(v[0] @ v[1]) > 0.7 > 0.2 > float(v[0] @ v[2])
+    # Paraphrases near 1; an unrelated text far below (bge's cosines sit higher: 0.34 here, MiniLM's 0.01).
+    assert float(v[0] @ v[1]) > 0.9 and float(v[0] @ v[1]) - float(v[0] @ v[2]) > 0.5
     assert np.allclose(enc.encode(["How to bake sourdough bread at home."])[0], v[2], atol=1e-5)  # batch-independent
+    q = enc.encode_query("Does vemurafenib work in BRAF V600E melanoma?")
+    assert q.shape == (384,) and abs(float(np.linalg.norm(q)) - 1.0) < 1e-5
+    assert float(q @ v[1]) > 0.85 and float(q @ v[1]) - float(q @ v[2]) > 0.5
+
+
+def test_the_bge_model_file_is_refused_when_it_is_not_the_pinned_export(tmp_path: Path) -> None:
+    copy = tmp_path / "bge"
+    shutil.copytree(bge_small_dir(), copy)
+    OnnxEncoder(folder=copy)  # an exact copy loads
+    data = bytearray((copy / "model.onnx").read_bytes())
+    data[len(data) // 2] ^= 0x01
+    (copy / "model.onnx").write_bytes(bytes(data))
+    with pytest.raises(IntegrityError, match="pinned"):
+        OnnxEncoder(folder=copy)
+    (copy / "tokenizer.json").unlink()
+    with pytest.raises(ConfigurationError, match="missing"):
+        OnnxEncoder(folder=copy)
 
 
 def test_the_vector_index_round_trips_and_refuses_corrupted_vectors(tmp_path: Path) -> None:

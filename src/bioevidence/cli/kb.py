@@ -1,7 +1,7 @@
 """``bioevidence kb build | merge | list | stats | ask`` and ``bioevidence kg2bib``: thin shells over
 :mod:`bioevidence.librarian.kb` and :mod:`bioevidence.librarian.kg2bib`.
 
-Without the ``kb`` extra (numpy, sentence-transformers, the model package, bibtexparser) every
+Without the ``kb`` extra (numpy, onnxruntime, the model package, bibtexparser) every
 ``kb`` command prints one line naming ``pip install 'bioevidence[kb]'`` and exits 3.
 """
 
@@ -32,13 +32,15 @@ def _require(what: str, *, model: bool = True) -> None:
         require_kb_extra(what)
 
 
-def encode_index(index_dir: Path, scheduler: str | None) -> dict[str, Any]:
+def encode_index(index_dir: Path, scheduler: str | None, *, model: str | None = None) -> dict[str, Any]:
     """``index build --dense``: encode the index's chunks with a progress bar on a terminal."""
+    from ..librarian.dense import DEFAULT_MODEL
     from ..librarian.kb.vectors import build_dense
 
+    model = model or DEFAULT_MODEL
     with _bar("encoding chunks") as advance:
-        stats = build_dense(index_dir, scheduler=scheduler, progress=advance)
-    return {"chunks": stats.chunks, "encoded": stats.encoded, "seconds": round(stats.seconds, 2),
+        stats = build_dense(index_dir, scheduler=scheduler, progress=advance, model=model)
+    return {"model": model, "chunks": stats.chunks, "encoded": stats.encoded, "seconds": round(stats.seconds, 2),
             "chunks_per_s": round(stats.chunks_per_s, 1)}
 
 

