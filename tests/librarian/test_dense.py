@@ -136,3 +136,33 @@ def test_hybrid_judges_only_the_best_fused_papers(scifact_dense: Path) -> None:
     every = lib.ask(title)
     assert capped.debug["candidates"] == JUDGED < every.debug["candidates"] == index.n
     assert capped.papers[0].doc.doc_id == every.papers[0].doc.doc_id == index.docs[7].doc_id
+
+
+def test_an_index_encoded_with_minilm_still_answers_with_minilm_and_its_own_fusion_weight(
+        tmp_path: Path, shared_data: Path) -> None:
+    """Indexes built before bge-small became the default keep their model: the name in units.json
+    picks the encoder (a question vector of MiniLM's space, not bge's) and the weight tuned for it."""
+    from bioevidence.librarian.fusion import DENSE_WEIGHT
+    from bioevidence.librarian.librarian import Librarian
+
+    with gzip.open(shared_data / "claims" / "scifact" / "corpus.jsonl.gz", "rt") as fh:
+        (tmp_path / "c.jsonl").write_text("".join(next(fh) for _ in range(20)))
+    runner = CliRunner()
+    built = runner.invoke(cli, ["index", "build", str(tmp_path / "c.jsonl"), "--index", str(tmp_path / "ix"),
+                                "--dense", "--dense-model", MINILM])
+    assert built.exit_code == 0, built.output
+    assert json.loads(built.stdout.strip().splitlines()[-1])["dense"]["model"] == MINILM
+    index = LocalIndex(tmp_path / "ix")
+    lib = Librarian(index, use_lexicon=False, retriever="hybrid")
+    assert lib.dense.dense.model == MINILM and lib.dense.encoder.name == MINILM
+    assert lib.dense.spec.weight == DENSE_WEIGHT[MINILM] != DENSE_WEIGHT[BGE_SMALL]
+    target = index.docs[4]
+    assert lib.ask(target.title).papers[0].doc.doc_id == target.doc_id
+    row = lib.dense.dense.vectors[lib.dense.chunks(target.title, 1)[0][0]]
+    assert float(np.asarray(row) @ load_encoder(MINILM).encode_query(target.title)) > 0.5
+    default = runner.invoke(cli, ["index", "build", str(tmp_path / "c.jsonl"), "--index", str(tmp_path / "ix2"),
+                                  "--dense"])
+    assert default.exit_code == 0, default.output
+    assert json.loads(default.stdout.strip().splitlines()[-1])["dense"]["model"] == BGE_SMALL
+    assert Librarian(LocalIndex(tmp_path / "ix2"), use_lexicon=False, retriever="hybrid").dense.spec.weight == \
+        DENSE_WEIGHT[BGE_SMALL]
