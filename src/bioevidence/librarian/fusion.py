@@ -120,6 +120,7 @@ def perspicacite_hybrid(vector: Ranked, bm25: Mapping[Hashable, float], *, vecto
 # The convex weight of the dense list, tuned per model on the SciFact tuning split
 # (tools/eval_fusion.py, docs/librarian.md): a stronger model earns a larger share.
 DENSE_WEIGHT = {"all-MiniLM-L6-v2": 0.4, "bge-small-en-v1.5": 0.7}
+_DEFAULT_WEIGHT = DENSE_WEIGHT["bge-small-en-v1.5"]  # an unknown model: the default model's
 
 
 @dataclass(frozen=True)
@@ -140,11 +141,11 @@ class FusionSpec:
         """This spec with its dense weight set: the one given, else the one tuned for ``model``."""
         if self.dense_weight is not None:
             return self
-        return replace(self, dense_weight=DENSE_WEIGHT.get(model, DENSE_WEIGHT["bge-small-en-v1.5"]))
+        return replace(self, dense_weight=DENSE_WEIGHT.get(model, _DEFAULT_WEIGHT))
 
     @property
     def weight(self) -> float:
-        return self.dense_weight if self.dense_weight is not None else DENSE_WEIGHT["bge-small-en-v1.5"]
+        return self.dense_weight if self.dense_weight is not None else _DEFAULT_WEIGHT
 
 
 def fuse_lists(lexical: Ranked, dense: Ranked, spec: FusionSpec) -> list[tuple[Hashable, float]]:

