@@ -180,9 +180,14 @@ ANTONYMS = [("increased", "decreased"), ("higher", "lower"), ("positive", "negat
             ("significantly", "insignificantly"), ("high", "low")]
 
 
+SUPERSCRIPT = str.maketrans("0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+SUBSCRIPT = str.maketrans("0123456789", "".join(chr(0x2080 + n) for n in range(10)))
+
+
 def quote_faults(sentence: str, other: str) -> dict[str, str]:
     """The controlled faults derivable from a true ``sentence`` (``other``: a sentence from elsewhere in
-    the paper, for stitching): stitched, word dropped, negation added/removed, number changed, antonym."""
+    the paper, for stitching): stitched, word dropped, negation added/removed, number changed, a digit
+    written as a superscript or subscript, antonym."""
     words = sentence.split()
     out = {"stitched": sentence + " " + other}
     middle = next((i for i in range(len(words) // 2, len(words) - 1) if len(words[i]) > 3), None)
@@ -197,6 +202,9 @@ def quote_faults(sentence: str, other: str) -> dict[str, str]:
     if digit:
         d = sentence[digit.start()]
         out["number changed"] = sentence[:digit.start()] + str((int(d) + 1) % 10) + sentence[digit.end():]
+        # "4 of the 34" as "4 of the 3⁴": a reader sees another number (compatibility folding must not forgive it)
+        out["digit superscripted"] = sentence[:digit.start()] + d.translate(SUPERSCRIPT) + sentence[digit.end():]
+        out["digit subscripted"] = sentence[:digit.start()] + d.translate(SUBSCRIPT) + sentence[digit.end():]
     for a, b in ANTONYMS:
         for x, y in ((a, b), (b, a)):
             if re.search(rf"\b{x}\b", sentence):

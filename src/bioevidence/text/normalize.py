@@ -3,7 +3,10 @@
 Both sides of a comparison go through :func:`normalize`, so a quote the librarian cuts from a
 passage verifies against that passage by construction. What is forgiven, and nothing else:
 
-* Unicode NFKC (ligatures ``ﬁ`` → ``fi``, full-width forms, the micro sign);
+* Unicode NFKC (canonically equivalent text such as ``u`` + U+0308 and ``ü``; ligatures ``ﬁ`` →
+  ``fi``, full-width forms, the micro sign), except the compatibility forms that carry a value a
+  reader reads differently: superscripts and subscripts (``3⁴`` is not ``34``), vulgar fractions
+  (``1½`` is not ``11/2``) and circled characters (:data:`VALUE_FORMS`; those keep their NFC form);
 * typographic quote marks → ``'`` and ``"``; dashes, hyphen variants and the minus sign → ``-``;
 * soft hyphens and zero-width characters removed; every run of whitespace (line breaks, no-break
   and thin spaces) → one space; no space just inside brackets or before ``, . ; :``;
@@ -25,6 +28,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 #: Placeholder for an inline citation marker (a private-use character, never in real text).
 CITATION = "\ue000"
@@ -54,6 +58,38 @@ for _ch in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043":
 for _ch in "\u00ad\u200b\u200c\u200d\u2060\ufeff":
     _TABLE[ord(_ch)] = ""
 
+#: decomposition tags of the compatibility forms :func:`normalize` does not fold (they change a value)
+VALUE_FORMS = ("<super>", "<sub>", "<fraction>", "<circle>")
+
+
+@lru_cache(maxsize=8192)
+def keeps_value(ch: str) -> bool:
+    """True for a character whose compatibility folding would change what a reader reads (``⁴``, ``₂``,
+    ``½``, ``①``): it is compared as itself (NFC), never as the digit or letter it folds to. The
+    trade-mark signs ``™`` and ``℠`` are superscripts too, but read as the same ``TM`` and ``SM``."""
+    tag = unicodedata.decomposition(ch).split(" ", 1)[0]
+    if tag in ("<super>", "<sub>"):  # one raised or lowered character; ™ (TM) and ℠ (SM) are marks, folded
+        return len(unicodedata.normalize("NFKC", ch)) == 1
+    return tag in VALUE_FORMS
+
+
+def fold(text: str) -> str:
+    """NFKC, except the characters of :func:`keeps_value` (NFC); the text is never longer to read."""
+    if text.isascii():
+        return text
+    if not any(keeps_value(ch) for ch in set(text) if ord(ch) > 0x7F):
+        return unicodedata.normalize("NFKC", text)
+    pieces: list[str] = []
+    start = 0
+    for i, ch in enumerate(text):
+        if ord(ch) > 0x7F and keeps_value(ch):
+            pieces.append(unicodedata.normalize("NFKC", text[start:i]))
+            pieces.append(ch)
+            start = i + 1
+    pieces.append(unicodedata.normalize("NFKC", text[start:]))
+    return unicodedata.normalize("NFC", "".join(pieces))
+
+
 _SPACE = re.compile(r"\s+")
 _GROUP = CITATION + r"(?:[\s,;\-]*(?:and\s+)?" + CITATION + r")*"
 _CITATION_GROUP = re.compile(r"\s*\[\s*" + _GROUP + r"\s*\]|\s*\(\s*" + _GROUP + r"\s*\)|\s*" + _GROUP)
@@ -72,7 +108,7 @@ _LIST_SEPARATOR = re.compile(r"[\s,;]+")
 
 def normalize(text: str) -> str:
     """The canonical form used for matching (case preserved, citation markers dropped)."""
-    text = unicodedata.normalize("NFKC", text).translate(_TABLE)
+    text = fold(text).translate(_TABLE)
     if CITATION in text:
         text = _CITATION_GROUP.sub("", text)
     if "[" in text:

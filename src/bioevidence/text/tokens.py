@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import itertools
 import re
-import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .normalize import _TABLE
+from .normalize import _TABLE, fold
 
 #: Token kinds: word, punctuation, marker word, marker punctuation, break.
 WORD, PUNCT, MWORD, MPUNCT, BREAK = "w", "p", "W", "P", "b"
@@ -55,11 +54,14 @@ def _canon_char(ch: str) -> str:
     mapped = _TABLE.get(ord(ch)) if len(ch) == 1 else None
     if mapped is not None:
         return mapped
-    out = unicodedata.normalize("NFKC", ch).translate(_TABLE)
+    out = fold(ch).translate(_TABLE)
     return " " if out.isspace() else out
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f][\u0300-\u036f]*")
+# One character with its combining marks: a non-ASCII character, or an ASCII letter followed by
+# combining marks (``u`` + U+0308, as macOS and PDF copy-paste give ``ü``), compared as one.
+_MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+_NON_ASCII = re.compile(f"(?:[^\\x00-\\x7f]|[\\x00-\\x7f](?=[{_MARKS}]))[{_MARKS}]*")
 
 
 def canonical(text: str) -> tuple[str, list[int], list[int]]:
