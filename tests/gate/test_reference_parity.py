@@ -1,5 +1,10 @@
 """Parity with bioai-evidence-validator 0.8.0: the same record gets the same decisions and rule codes.
 
+One difference is ours on purpose (safe by default): ``literature-claim`` runs the negation cue, so a
+negated finding offered as support goes to review (BEV022) where 0.8.0 admits it; ``--no-cues``
+(``CueChecker(enabled=False)``) gives 0.8.0's decision. The mutation corpus holds no such record; the
+last test pins the difference on one.
+
 The reference runs in its own virtual environment (``$BIOEVIDENCE_REFERENCE_PYTHON``, set up by
 ``.ci/run`` with ``pip install bioai-evidence-validator==0.8.0``). Outside CI the test skips when that
 interpreter is not configured; under CI it fails instead.
@@ -115,3 +120,23 @@ def test_reference_example_records_get_the_same_status_and_codes(reference_pytho
     theirs = [json.loads(line) for line in done.stdout.splitlines()]
     assert theirs == _ours(jobs)
     assert {t[0] for t in theirs} == {"admitted", "review_required", "rejected"}
+
+
+def test_a_negated_quote_is_our_one_safer_default(reference_python: str) -> None:
+    """Safe by default: a negated finding offered as support for a positive literature claim goes to review
+    (BEV022); 0.8.0 admits it, and ``--no-cues`` (``CueChecker(enabled=False)``) gives 0.8.0's decision."""
+    from bioevidence.gate.grounders.cues import CueChecker
+    from builders import record
+
+    negated = record("literature-claim")
+    negated["evidence_items"][0]["extracted_text"] = "BRAF V600E was not associated with melanoma in this cohort."
+    done = subprocess.run([reference_python, "-c", REFERENCE_SIDE],
+                          input=json.dumps({"profile": "literature-claim", "record": negated}) + "\n",
+                          capture_output=True, text=True, check=True, timeout=300)
+    (theirs,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert theirs[0] == "admitted"
+    ours = Validator("literature-claim", grounding=False).validate(negated)
+    assert ours.overall_status == "review_required" and ours.reason_codes() == ["BEV022"]
+    plain = Validator("literature-claim", grounding=False, checks=[CueChecker(enabled=False)]).validate(negated)
+    assert [plain.overall_status, [[d.use, d.admission_status, d.reason_codes] for d in plain.use_decisions],
+            sorted(f.rule_id for f in plain.findings)] == theirs

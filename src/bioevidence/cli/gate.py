@@ -14,6 +14,8 @@ from . import emit_error
 from .cluster import batch_progress, scheduler_option
 
 FORMATS = ("json", "jsonl", "text", "markdown", "sarif")
+#: options of the meaning checks: they override each record's profile and select no grounder
+CHECK_FLAGS = ("cues", "direction")
 
 
 def _grounding_options(f: Any) -> Any:
@@ -33,7 +35,15 @@ def _grounding_options(f: Any) -> Any:
                      help="Evidence type checked against pinned TSV/CSV tables (needs --snapshot-dir); repeatable."),
         click.option("--reference", type=click.Path(dir_okay=False, path_type=Path),
                      help="Reference assertion table for the cross-check (BEV025)."),
-        click.option("--cues", is_flag=True, help="Run the semantic cue checker (BEV022)."),
+        click.option("--cues/--no-cues", "cues", default=None,
+                     help="Run the negation and animal-only cues on supporting quotes (BEV022), or none. "
+                          "Default: the cues each record's profile names (negation in literature-claim; "
+                          "--no-cues gives bioai-evidence-validator 0.8.0's decisions)."),
+        click.option("--direction", type=click.Choice(["auto", "required", "off"]), default=None,
+                     help="The stance model reads each verified quote against its evidence line's direction "
+                          "(BEV034): auto runs it when the model runtime is installed (else a note, BEV036), "
+                          "required sends the record to review when it cannot run (BEV035), off never runs it. "
+                          "Default: as each record's profile says (auto in the built-ins)."),
         click.option("--max-inflated", "max_inflated", metavar="SIZE", callback=_size_option,
                      help="Most bytes a pinned file, ontology or gene set may inflate to (e.g. 512M; "
                           "default 256M, or $BIOEVIDENCE_MAX_INFLATED)."),
@@ -56,10 +66,11 @@ def _size_option(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 def _grounder_options(profile: Any, options: dict[str, Any], *, grounding: bool = True) -> Any:
     """``GrounderOptions`` from the command-line flags, else from the profile's ``grounders:`` section,
-    else the configured home store (``$BIOEVIDENCE_STORE`` / ``$BIOEVIDENCE_HOME/store``); ``None``
-    when none asks for a grounder or ``grounding`` is off (``--no-grounding``)."""
+    else the configured home store (``$BIOEVIDENCE_STORE`` / ``$BIOEVIDENCE_HOME/store``), with the
+    checks ``--cues``/``--no-cues`` and ``--direction`` set; ``None`` when none asks for a grounder or
+    a check, or ``grounding`` is off (``--no-grounding``; pass the checks with :func:`_check_flags`)."""
     max_inflated = options.get("max_inflated")
-    flags = {k: v for k, v in options.items() if v and k != "max_inflated"}
+    flags = {k: v for k, v in options.items() if v and k not in ("max_inflated", *CHECK_FLAGS)}
     if not grounding:
         if flags:
             raise click.UsageError(f"--no-grounding turns grounding off; drop --{next(iter(flags)).replace('_', '-')}")
@@ -68,32 +79,41 @@ def _grounder_options(profile: Any, options: dict[str, Any], *, grounding: bool 
 
     from ..gate.grounders.config import GrounderOptions, options_from_profile, parse_term_roots
 
+    checks = {k: options[k] for k in CHECK_FLAGS if options.get(k) is not None}  # they select no grounder
     if not flags and not (profile is not None and profile.grounders):
         from ..sources.store import home_store
 
         home = home_store()
         if home is None:
-            return None
+            return GrounderOptions(**checks) if checks else None
         if not home.is_dir():
             raise ConfigurationError(f"BIOEVIDENCE_STORE={home} is not a folder; point it at a snapshot folder")
-        return GrounderOptions(snapshot_dir=home, max_inflated=max_inflated)
+        return GrounderOptions(snapshot_dir=home, max_inflated=max_inflated, **checks)
     if flags:
         chosen = GrounderOptions(
             snapshot_dir=options.get("snapshot_dir"), ontologies=tuple(options.get("ontologies") or ()),
             term_roots=parse_term_roots(options.get("term_roots") or ()), genes=tuple(options.get("genes") or ()),
             assembly_reports=tuple(options.get("assembly_reports") or ()), tables=tuple(options.get("tables") or ()),
-            reference=options.get("reference"), cues=bool(options.get("cues")))
+            reference=options.get("reference"))
     else:
         base = profile.path.parent if profile.path is not None else None
         chosen = options_from_profile(profile.grounders, base=base)
-    return replace(chosen, max_inflated=max_inflated)
+    return replace(chosen, max_inflated=max_inflated, **checks)
+
+
+def _check_flags(options: dict[str, Any]) -> list[Any]:
+    """The checks ``--cues``/``--no-cues`` and ``--direction`` set (none: each record's profile decides)."""
+    from ..gate.grounders.config import GrounderOptions, build_checks
+
+    return build_checks(GrounderOptions(cues=options.get("cues"), direction=options.get("direction")))
 
 
 def _build_grounders(profile: Any, options: dict[str, Any], chosen: Any = None) -> list[Any]:
-    """Grounders from the command-line flags, else from the profile's ``grounders:`` section."""
+    """Grounders from the command-line flags, else from the profile's ``grounders:`` section, and the
+    checks the flags set (under ``--no-grounding`` too)."""
     chosen = chosen if chosen is not None else _grounder_options(profile, options)
     if chosen is None:
-        return []
+        return _check_flags(options)
     from ..gate.grounders.config import build_grounders
 
     return build_grounders(chosen)
@@ -171,10 +191,13 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
     if scheduler is not None:
         from ..gate.spec import GateSpec
 
-        gate = GateSpec.of(profile, chosen, grounding=not no_grounding)
+        gate = GateSpec.of(profile, chosen, grounding=not no_grounding, cues=grounding.get("cues"),
+                           direction=grounding.get("direction"))
     else:
-        gate = Validator(profile, grounders=_build_grounders(profile, grounding, chosen) if chosen else [],
-                         grounding=not no_grounding)
+        from ..gate.grounders.config import build_grounders
+
+        gate = Validator(profile, grounders=build_grounders(chosen) if chosen else [], grounding=not no_grounding,
+                         checks=_check_flags(grounding))
     jobs = [job for f in files for job in read_jobs(f, workspace=workspace)]
     with batch_progress("validating", scheduler is not None) as progress:
         results = run(jobs, gate, workers=workers, scheduler=scheduler, progress=progress)
@@ -237,6 +260,7 @@ def profiles(fmt: str) -> None:
             if use.allow_string_match_only:
                 flags.append("string-match-only allowed")
             click.echo(f"  use {use.name}: {'; '.join(flags)}")
+        click.echo(f"  checks: cues {', '.join(p.checks.cues) or 'none'}, direction {p.checks.direction}")
         click.echo("")
 
 

@@ -10,6 +10,13 @@ Grounder findings block every requested use (their rules have scope ``all``). A 
 fail closed: if it cannot read what it needs it says so with a finding (BEV015) rather than
 staying silent, and an exception inside it never admits a record (the validator turns it into
 an ``operational`` finding that rejects).
+
+A :class:`Check` reads what the grounders found: it runs after every grounder, once per record,
+with a :class:`CheckContext` (the record's profile, the verified item ids, where each verified
+quote is). The meaning checks are checks: the cues (BEV022, :mod:`.grounders.cues`) and the
+direction check (BEV034-BEV036, :mod:`.grounders.direction`). One check of each ``kind`` runs; by
+default each follows the record's profile (its ``checks:``), and an explicit setting (a flag)
+overrides it.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from .findings import Finding, Fix
+from .profiles import Profile
 from .rules import rule
 
 
@@ -67,6 +75,23 @@ class Grounder(Protocol):
     name: str
 
     def ground(self, record: dict[str, Any]) -> Grounding: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CheckContext:
+    """What a :class:`Check` reads besides the record: its profile and what the grounders verified."""
+
+    profile: Profile
+    verified: frozenset[str] = frozenset()
+    quotes: tuple[QuoteLocation, ...] = ()
+
+
+@runtime_checkable
+class Check(Protocol):
+    name: str
+    kind: str  # one check of each kind runs ("cues", "direction")
+
+    def check(self, record: dict[str, Any], context: CheckContext) -> Grounding: ...
 
 
 def finding(code: str, message: str, field_path: str, uses: Iterable[str], fix: Fix | None = None) -> Finding:

@@ -6,7 +6,11 @@ contract (``required_evidence_types``, ``require_human_acceptance``, ``allow_llm
 ``allow_string_match_only``, optional ``verified_evidence_types`` and
 ``require_independent_review``). An optional ``grounders:`` section names the pinned
 releases the profile runs; an optional ``quote_parts:`` list restricts the parts of a paper a
-quote may come from (``[title, abstract, body]``; a quote from elsewhere goes to review, BEV032).
+quote may come from (``[title, abstract, body]``; a quote from elsewhere goes to review, BEV032);
+an optional ``checks:`` mapping says which meaning checks run on its records (``cues``: the
+cues of BEV022 it runs, a list from ``negation``, ``animal``, ``hedge``, or ``true`` for the first
+two, default none; ``direction``: ``auto``, ``required`` or ``off``, the stance model reading
+verified quotes against their line's direction, BEV034-BEV036, default ``auto``).
 Built-in profiles are the YAML files in ``profiles/``
 (discovered, not listed in code); any path to a YAML file works too.
 """
@@ -37,6 +41,30 @@ class UseContract:
     require_independent_review: bool = False
 
 
+#: the modes of the direction check (BEV034): run when the model runtime is installed, else a note;
+#: run or send the record to review; never run
+DIRECTION_MODES = ("auto", "required", "off")
+
+
+#: the cues a profile may name (:mod:`.grounders.cues`); ``cues: true`` is the first two, as ``--cues``
+CUES = ("negation", "animal", "hedge")
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileChecks:
+    """A profile's ``checks:``: the meaning checks its records get unless the command line says otherwise."""
+
+    cues: tuple[str, ...] = ()  # the cues (BEV022) it runs, from CUES
+    direction: str = "auto"
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any] | None) -> ProfileChecks:
+        raw = raw or {}
+        cues = raw.get("cues", False)
+        chosen = CUES[:2] if cues is True else () if cues is False else tuple(cues)
+        return cls(chosen, str(raw.get("direction", "auto")))
+
+
 @dataclass(frozen=True, slots=True)
 class Profile:
     id: str
@@ -51,6 +79,7 @@ class Profile:
     grounders: Mapping[str, Any] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict)
     quote_parts: tuple[str, ...] = ()  # parts of a paper quotes may come from (empty: every part)
+    checks: ProfileChecks = ProfileChecks()
 
     def allowlist(self, key: str) -> tuple[str, ...]:
         return {"predicates": self.predicates, "subject_types": self.subject_types,
@@ -103,6 +132,7 @@ def parse_profile(data: bytes, *, source: str = "<profile>", path: Path | None =
         object_types=tuple(raw["object_types"]), uses=uses,
         sha256=hashlib.sha256(data).hexdigest(), path=path,
         grounders=dict(raw.get("grounders") or {}), raw=raw, quote_parts=tuple(raw.get("quote_parts") or ()),
+        checks=ProfileChecks.parse(raw.get("checks")),
     )
 
 

@@ -1,7 +1,7 @@
 """The rule catalogue: every code the gate can emit, with its fixed severity, scope and route.
 
 Codes and meanings match bioai-evidence-validator 0.8.0 (26 ``BEV`` codes plus ``SCHEMA`` and
-``RECORD_INTEGRITY``) so the same record gets the same codes; BEV027-BEV033 and
+``RECORD_INTEGRITY``) so the same record gets the same codes; BEV027-BEV036 and
 GROUNDER_FAILURE are ours (findings the reference cannot make).
 
 * severity: ``error`` rejects a use, ``review`` sends it to a person; ``warning`` (a fixable
@@ -124,6 +124,18 @@ _RULES: tuple[Rule, ...] = (
     _r("BEV033", "error", "all", "fixable", "literature",
        "The source's declared source_type contradicts its pinned bytes or identifier (a paper declared "
        "web_page, dataset_snapshot or local_file)."),
+    _r("BEV034", "review", "all", "judgment", "direction",
+       "The stance model reads a verified quote as contradicting the direction of the evidence line that cites "
+       "it (a supporting line's quote contradicts the claim, or a contradicting line's quote supports it), with "
+       "a confidence at or above the model card's threshold; the sentence, the line, the label and the "
+       "confidence are named."),
+    _r("BEV035", "review", "all", "cannot-confirm", "direction",
+       "The direction check could not run: the profile requires it and the stance model cannot run here "
+       "(its runtime or its weights are not installed), or the check failed (fail closed: the record is not "
+       "admitted without a person)."),
+    _r("BEV036", "info", "all", "note", "direction",
+       "The direction check did not run because the stance model cannot run here (its runtime or its weights "
+       "are not installed; the profile leaves it optional: direction auto); the note says which."),
     _r("GROUNDER_FAILURE", "error", "all", "operational", "validator",
        "A grounder failed while checking the record; it is not admitted (fail closed). Report the message."),
 )
@@ -179,6 +191,11 @@ REMEDIES: dict[str, str] = {
     "BEV031": "Nothing to do: a note of where the quote was found.",
     "BEV032": "Quote the claim from an allowed part of the paper, or a person decides this part can support it.",
     "BEV033": "Set source_type to publication (the source is a paper).",
+    "BEV034": "A person reads the sentence in its paper and decides whether it bears out the claim as stated; "
+              "cite it in the line its meaning fits, or accept the record with a review (bioevidence review add).",
+    "BEV035": "Install what the message names (the runtime: pip install 'bioevidence[librarian]'; the weights: "
+              "tools/train_stance.py) and validate again, or a person reads each quote against its evidence line.",
+    "BEV036": "Nothing blocks; the note names what would let the direction check run.",
     "GROUNDER_FAILURE": "An operator fixes the cause the message names (re-pin or re-read the source) and "
                         "validates again.",
 }

@@ -62,10 +62,12 @@ class GateSpec:
     profile: Profile | None = None
     grounders: GrounderOptions | None = None
     grounding: bool = True  # False: --no-grounding (publication evidence accepted unchecked, as 0.8.0)
+    cues: bool | None = None  # --cues / --no-cues (None: each record's profile decides)
+    direction: str | None = None  # --direction auto|required|off (None: each record's profile decides)
 
     @classmethod
     def of(cls, profile: str | Path | Profile | None = None, grounders: GrounderOptions | None = None, *,
-           grounding: bool = True) -> GateSpec:
+           grounding: bool = True, cues: bool | None = None, direction: str | None = None) -> GateSpec:
         """Load the profile here (errors surface before any work is sent) and fix the grounder
         options: the given ones, else the profile's ``grounders:`` section, paths made absolute."""
         loaded = load_profile(profile) if isinstance(profile, str | Path) else profile
@@ -74,7 +76,7 @@ class GateSpec:
             grounders = options_from_profile(loaded.grounders, base=base)
         if not grounding and grounders is not None:
             raise ConfigurationError("grounding=False (--no-grounding) turns grounding off; pass no grounders with it")
-        return cls(loaded, _absolute(grounders) if grounders is not None else None, grounding)
+        return cls(loaded, _absolute(grounders) if grounders is not None else None, grounding, cues, direction)
 
     @cached_property
     def key(self) -> str:
@@ -90,12 +92,14 @@ class GateSpec:
                 named.append(g.snapshot_dir / "literature.json")
             files = [f"{p}={_file_sha256(p)}" for p in named]
         text = json.dumps({"version": __version__, "profile": self.profile.sha256 if self.profile else None,
-                           "options": options, "files": files, "grounding": self.grounding}, sort_keys=True,
+                           "options": options, "files": files, "grounding": self.grounding, "cues": self.cues,
+                           "direction": self.direction}, sort_keys=True,
                           default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def load(self) -> Validator:
-        from .grounders.config import build_grounders
+        from .grounders.config import build_checks, build_grounders
 
         return Validator(self.profile, grounders=build_grounders(self.grounders) if self.grounders else [],
-                         grounding=self.grounding)
+                         grounding=self.grounding,
+                         checks=build_checks(GrounderOptions(cues=self.cues, direction=self.direction)))

@@ -9,10 +9,14 @@
    publication evidence with no literature grounder is BEV029 (review) unless grounding is
    off (``grounding=False``, the CLI's ``--no-grounding``); a quote from a part the profile's
    ``quote_parts`` leaves out is BEV032 (review);
+   then the checks that read what the grounders found (:class:`~.grounding.Check`): the cues
+   (BEV022) and the direction check (BEV034-BEV036), each as the record's profile says
+   (``checks:``) unless ``checks`` or a check among ``grounders`` overrides it;
 4. fixed checks and per-use contracts (BEV001-BEV013, BEV020, BEV021);
 5. per-use decisions and the overall status (``warning`` and ``info`` findings block nothing).
 
-Fail closed: an exception inside a grounder becomes a GROUNDER_FAILURE finding (error).
+Fail closed: an exception inside a grounder becomes a GROUNDER_FAILURE finding (error); the
+direction check turns its own errors into BEV035 (review).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from ..errors import ConfigurationError, InputError
 from ..io import canonical_json
 from . import checks
 from .findings import Finding
-from .grounding import Grounder, QuoteLocation
+from .grounding import Check, CheckContext, Grounder, QuoteLocation
 from .profiles import Profile, builtin_profiles, load_profile
 from .report import Report, UseDecision
 from .schema import CompiledSchema, record_schema
@@ -50,13 +54,14 @@ class Validator:
     'admitted'
     """
 
-    def __init__(self, profile: str | Path | Profile | None = None, *, grounders: Sequence[Grounder] = (),
+    def __init__(self, profile: str | Path | Profile | None = None, *, grounders: Sequence[Grounder | Check] = (),
                  clock: Callable[[], str] = _now, schema: CompiledSchema | None = None,
-                 grounding: bool = True) -> None:
-        if not grounding and grounders:
+                 grounding: bool = True, checks: Sequence[Check] = ()) -> None:
+        if not grounding and any(not isinstance(g, Check) for g in grounders):
             raise ConfigurationError("grounding=False (--no-grounding) turns grounding off; pass no grounders with it")
         self.schema = schema or record_schema()
         self.grounders = list(grounders)
+        self.checks = _checks([*checks, *(g for g in grounders if isinstance(g, Check))])
         self.grounding = grounding
         self.literature = any(getattr(g, "grounds_literature", False) for g in self.grounders)
         self.clock = clock
@@ -107,6 +112,8 @@ class Validator:
         if not findings:
             grounded: list[Finding] = []
             for grounder in self.grounders:
+                if isinstance(grounder, Check):
+                    continue  # runs below, after every grounder
                 try:
                     result = grounder.ground(record)
                 except Exception as exc:  # fail closed: a broken grounder never admits a record
@@ -117,6 +124,13 @@ class Validator:
                 verified |= result.verified
                 grounded.extend(result.findings)
                 located.extend(result.quotes)
+            context = CheckContext(profile, frozenset(verified), tuple(located))
+            for check in self.checks:
+                try:
+                    grounded.extend(check.check(record, context).findings)
+                except Exception as exc:  # fail closed, as for a grounder
+                    grounded.append(Finding("GROUNDER_FAILURE", "error",
+                                            f"check {check.name} failed: {type(exc).__name__}: {exc}", "$", uses))
             if self.grounding and not self.literature:
                 grounded.extend(checks.unchecked_publications(record))
             grounded.extend(checks.quote_parts(record, profile, located))
@@ -144,6 +158,20 @@ class Validator:
             quotes=tuple(located),
             grounding_off=not self.grounding,
         )
+
+
+def _checks(given: Sequence[Check]) -> list[Check]:
+    """One check of each kind: the first given, else the default that follows each record's profile."""
+    from .grounders.cues import CueChecker
+    from .grounders.direction import DirectionChecker
+
+    chosen: dict[str, Check] = {}
+    for check in given:
+        chosen.setdefault(check.kind, check)
+    defaults: list[Check] = [CueChecker(enabled=None), DirectionChecker()]
+    for check in defaults:
+        chosen.setdefault(check.kind, check)
+    return list(chosen.values())
 
 
 def validate(record: Any, *, profile: str | Path | Profile | None = None,

@@ -28,7 +28,8 @@ _PMCID_RE = re.compile(r"^(?:pmcid\s*:?\s*|pmc\s*:\s*)?pmc\s*0*([0-9]{1,12})$", 
 _DOI_BODY = re.compile(r"^10\.[0-9]{4,9}(?:\.[0-9]+)*/\S+$")
 _DOI_PREFIX = re.compile(r"^(?:doi\s*:\s*|https?://(?:dx\.)?doi\.org/|(?:dx\.)?doi\.org/|info:doi/)", re.IGNORECASE)
 _PUBMED_URL = re.compile(
-    r"^https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/0*([0-9]{1,12})/?$",
+    r"^https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed|"
+    r"europepmc\.org/(?:article|abstract)/MED)/0*([0-9]{1,12})/?$",
     re.IGNORECASE,
 )
 _PMC_URL = re.compile(

@@ -138,3 +138,41 @@ def test_withdrawn_then_reused_symbol(genes: GeneGrounder) -> None:
 def test_non_human_scope_cannot_be_confirmed(genes: GeneGrounder) -> None:
     (f,) = genes.ground(gene_record("HGNC:3430", "ERBB2", "NCBITaxon:10090")).findings
     assert f.rule_id == "BEV015"
+
+
+# -- ids of the wrong form for their place (issue 24: 0.8.0 rejects these, we admitted them) --------
+
+@pytest.mark.parametrize("curie", ["CL_0000236", "B cell", "0000236", "CL0000236", "cl:0000236", " CL:0000236"])
+def test_a_cell_type_id_that_is_not_a_cl_curie_is_wrong_form_and_names_the_term(cl: OntologyGrounder,
+                                                                                 curie: str) -> None:
+    (f,) = cl.ground(cell_record(curie, "B cell")).findings
+    assert f.rule_id == "BEV024" and f.field_path == "$.statement.object.id", f
+    assert "CL:<local id>" in f.message and "CL:0000236 (B cell)" in f.message
+    assert f.fix is not None and f.fix.value == "CL:0000236"
+
+
+def test_a_malformed_cell_type_id_without_a_label_names_the_id_it_reads_as(cl: OntologyGrounder) -> None:
+    record = cell_record("CL_0000084", "x")
+    del record["statement"]["object"]["label"]
+    (f,) = cl.ground(record).findings
+    assert f.rule_id == "BEV024" and "CL:0000084 (T cell)" in f.message and f.fix and f.fix.value == "CL:0000084"
+    (g,) = cl.ground(cell_record("not an id", "no such cell")).findings
+    assert g.rule_id == "BEV024" and g.fix is None  # nothing to name: the message says the form
+
+
+def test_a_wrong_case_prefix_of_a_loaded_ontology_is_wrong_form_anywhere(cl: OntologyGrounder) -> None:
+    (f,) = cl.ground(cell_record("cl:0000236", "B cell", kind="cell")).findings  # no root for "cell"
+    assert f.rule_id == "BEV024" and "writes its prefix as 'cl'" in f.message and f.fix.value == "CL:0000236"
+
+
+@pytest.mark.parametrize("curie", ["hgnc:1097", "HGNC_1097", "HGNC1097", "1097", "BRAF", "Hgnc:1097"])
+def test_a_gene_id_not_written_hgnc_number_is_wrong_form_and_names_the_gene(genes: GeneGrounder,
+                                                                            curie: str) -> None:
+    (f,) = genes.ground(gene_record(curie, "BRAF")).findings
+    assert f.rule_id == "BEV024" and "HGNC:<number>" in f.message and "HGNC:1097 (BRAF)" in f.message, f
+    assert f.fix is not None and f.fix.value == "HGNC:1097"
+
+
+def test_gene_ids_of_other_namespaces_are_left_to_their_grounders(genes: GeneGrounder) -> None:
+    assert genes.ground(gene_record("NCBIGene:673", "BRAF")).findings == []
+    assert genes.ground(gene_record("HGNC:1097", "BRAF")).findings == []

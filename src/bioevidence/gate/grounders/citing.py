@@ -5,7 +5,10 @@ quote is the paper's text, where it is (:class:`~bioevidence.gate.grounding.Quot
 
 * no pinned text → BEV015; fewer than five words → BEV015;
 * in the paper, cleanly cut at word edges → verified; and
-  - not where the locator says → BEV030 warning naming the right locator (verdict unchanged);
+  - not where the locator says, or the locator (an anchor, words) names no place of the paper →
+    BEV030 warning naming the right locator (verdict unchanged);
+  - a locator that is no place in a paper at all (a file path, a ``file:``/``javascript:`` URI)
+    → BEV024 (rejected: the record points somewhere else than the pinned work);
   - outside the title, abstract and body → BEV031 note naming the part ("from the reference
     list: the title of a cited work");
   - stopping mid-sentence just before a negation or restriction → BEV028 (review);
@@ -18,10 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import excerpt
+from ...sources.identifiers import parse_identifier
 from ...text.normalize import normalize, word_count
 from ..findings import Finding, Fix
 from ..grounding import QuoteLocation, finding
-from .locators import suggest, target
+from .locators import Target, not_a_place, suggest, target
 from .quotes import Hit, PaperText
 
 MIN_QUOTE_WORDS = 5
@@ -67,7 +72,8 @@ def check_quote(item: dict[str, Any], path: str, paper: PaperText, uses: list[st
         return [finding("BEV015", f"the quote has fewer than {MIN_QUOTE_WORDS} words, too short to confirm; "
                         "quote at least one full clause", text_path, uses)], None
     locator = item.get("locator")
-    named = target(locator, paper.passages)
+    hostile = not_a_place(locator)
+    named = None if hostile else target(locator, paper.passages)
     hit = paper.locate(quote, named.indexes if named is not None else ())
     if hit is not None and not hit.boundary.ok:
         return [_cut_word(hit.boundary, text_path, uses, hit.text)], None
@@ -75,7 +81,23 @@ def check_quote(item: dict[str, Any], path: str, paper: PaperText, uses: list[st
         return [_not_found(quote, paper, text_path, path, uses)], None
     out: list[Finding] = []
     index = paper.index_of(hit.passage)
-    if named is not None and index not in named.indexes:
+    if hostile is not None:
+        right = hit.passage.section.split(" / ")[0] if hit.passage.section else hit.passage.part
+        out.append(finding("BEV024", f"the locator {excerpt(str(locator), 60)} is no place in a paper ({hostile}); "
+                           f"the quote is in {hit.passage.describe()} (#{hit.passage.id})", f"{path}.locator", uses,
+                           Fix("replace", f"{path}.locator", right)))
+    elif named is None and _names_something(locator):
+        right = suggest(str(locator), Target(frozenset(), "section", str(locator)), hit.passage)
+        out.append(finding("BEV030", f"the locator {excerpt(str(locator), 60)} names no place the grounder can find "
+                           f"in the paper; the quote is in {hit.passage.describe()} (#{hit.passage.id}), so the "
+                           f"locator could be '{right}'", f"{path}.locator", uses,
+                           Fix("replace", f"{path}.locator", right)))
+    elif named is not None and not named.indexes and named.how == "anchor":
+        right = suggest(str(locator), named, hit.passage)
+        out.append(finding("BEV030", f"the locator's anchor #{named.named} names no passage of the paper; the quote "
+                           f"is in {hit.passage.describe()} (#{hit.passage.id}); the locator should be '{right}'",
+                           f"{path}.locator", uses, Fix("replace", f"{path}.locator", right)))
+    elif named is not None and index not in named.indexes:
         right = suggest(str(locator), named, hit.passage)
         said = f"#{named.named}" if named.how == "anchor" else f"'{named.named}'"
         out.append(finding("BEV030", f"the quote is not at {said} but in {hit.passage.describe()} "
@@ -93,6 +115,14 @@ def check_quote(item: dict[str, Any], path: str, paper: PaperText, uses: list[st
     location = QuoteLocation(item_id if isinstance(item_id, str) else "", hit.passage.part, hit.passage.id,
                              hit.passage.kind, hit.passage.section, hit.passage.label, hit.start, hit.end)
     return out, location
+
+
+def _names_something(locator: object) -> bool:
+    """A locator that claims a place (not empty, not just the work's identifier or URL)."""
+    if not isinstance(locator, str) or not locator.strip():
+        return False
+    head = locator.strip().split("#", 1)[0].strip()
+    return parse_identifier(head) is None and not head.lower().startswith(("http://", "https://"))
 
 
 def _cut_word(boundary: Any, text_path: str, uses: list[str], matched: str) -> Finding:

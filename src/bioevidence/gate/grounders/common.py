@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from ..grounding import requested_uses
 
-__all__ = ["entities", "items", "pairs", "requested_uses", "scope_tokens", "sources_by_id"]
+__all__ = ["CURIE", "curie_form", "entities", "items", "pairs", "requested_uses", "scope_tokens", "sources_by_id"]
+
+CURIE = re.compile(r"[A-Za-z][A-Za-z0-9_.]*:[^\s:]+")
+_LOOSE = re.compile(r"([A-Za-z][A-Za-z0-9.]*?)?[\s_:]?(\d+)")
 
 
 def pairs(text: object) -> dict[str, str] | None:
@@ -64,3 +68,16 @@ def sources_by_id(record: dict[str, Any]) -> dict[str, tuple[int, dict[str, Any]
             if isinstance(source, dict) and isinstance(source.get("id"), str):
                 out[source["id"]] = (index, source)
     return out
+
+
+def curie_form(value: str, prefix: str) -> tuple[bool, str | None]:
+    """Whether ``value`` is written as a ``prefix`` CURIE (``CL:0000236``: the prefix exactly as the
+    release writes it, a colon, the local id), and the CURIE it was probably meant to be when it is
+    not (``CL_0000236``, ``CL0000236``, ``cl:0000236``, ``0000236`` → ``CL:0000236``; ``None`` when
+    it reads as no id of that prefix, e.g. a label such as ``B cell``)."""
+    if CURIE.fullmatch(value) and value.split(":", 1)[0] == prefix:
+        return True, None
+    loose = _LOOSE.fullmatch(value.strip())
+    if loose and (loose.group(1) is None or loose.group(1).upper() == prefix.upper()):
+        return False, f"{prefix}:{loose.group(2)}"
+    return False, None

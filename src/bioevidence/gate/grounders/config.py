@@ -3,9 +3,9 @@
 CLI: ``--snapshot-dir DIR`` (source bytes; literature when the folder holds
 ``literature.json``; tables with ``--tables TYPE``, repeatable), ``--ontology FILE``
 (repeatable), ``--term-root KIND=CURIE`` (repeatable), ``--genes FILE`` (repeatable),
-``--assembly-report FILE`` (repeatable), ``--reference FILE``, ``--cues``. A profile may declare
-the same with release names from ``grounders/*.yaml`` instead of paths (relative paths are
-relative to the profile file)::
+``--assembly-report FILE`` (repeatable), ``--reference FILE``, ``--cues``/``--no-cues``,
+``--direction auto|required|off``. A profile may declare the same with release names from
+``grounders/*.yaml`` instead of paths (relative paths are relative to the profile file)::
 
     grounders:
       snapshot_dir: path/to/snapshots
@@ -15,10 +15,12 @@ relative to the profile file)::
       assembly_reports: [path/to/GCF_000001405.40_GRCh38.p14_assembly_report.txt]
       tables: [marker_gene]
       reference: path/to/markers.tsv          # or {file: …, evidence_keys: [gene], relation: marker_of}
-      cues: true
+      cues: true                              # as --cues (a profile's checks.cues is the usual place)
 
 Order of the grounders built: source bytes, literature, tables, ontology, genes, variants,
-reference, cues.
+reference, then the checks the options name: cues, direction. ``cues`` and ``direction`` left
+``None`` are not built here: the validator then runs each as the record's profile says
+(``checks:``, :mod:`bioevidence.gate.profiles`), so they override the profile only when set.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigurationError
-from ..grounding import Grounder
+from ..grounding import Check, Grounder
 
 _KEYS = frozenset({"snapshot_dir", "ontologies", "term_roots", "genes", "assembly_reports", "tables",
                    "reference", "cues"})
@@ -46,7 +48,8 @@ class GrounderOptions:
     reference: Path | None = None
     reference_keys: tuple[str, ...] = ("gene",)
     reference_relation: str | None = None
-    cues: bool = False
+    cues: bool | None = None  # None: each record's profile decides (checks.cues)
+    direction: str | None = None  # auto | required | off; None: each record's profile decides
     cache_root: Path | None = None
     max_inflated: int | None = None  # None: BIOEVIDENCE_MAX_INFLATED or the default (bioevidence.limits)
 
@@ -111,8 +114,8 @@ def options_from_profile(section: Mapping[str, Any], base: Path | None = None) -
     if not isinstance(tables, list) or not all(isinstance(t, str) for t in tables):
         raise ConfigurationError("'grounders.tables' must be an evidence type or a list of them")
     reference, keys, relation = _reference(section.get("reference"), base)
-    cues = section.get("cues", False)
-    if not isinstance(cues, bool):
+    cues = section.get("cues")
+    if cues is not None and not isinstance(cues, bool):
         raise ConfigurationError("'grounders.cues' must be true or false")
     return GrounderOptions(
         snapshot_dir=(base / snap if base and not Path(snap).is_absolute() else Path(snap)) if snap else None,
@@ -141,9 +144,10 @@ def _reference(raw: object, base: Path | None) -> tuple[Path | None, tuple[str, 
     return _resolve(raw["file"], base), tuple(keys), relation
 
 
-def build_grounders(options: GrounderOptions) -> list[Grounder]:
-    """The grounders the options ask for, loaded (indexes from the on-disk cache)."""
-    out: list[Grounder] = []
+def build_grounders(options: GrounderOptions) -> list[Grounder | Check]:
+    """The grounders the options ask for, loaded (indexes from the on-disk cache), then the checks
+    they set (``cues``, ``direction``)."""
+    out: list[Grounder | Check] = []
     if options.tables and options.snapshot_dir is None:
         raise ConfigurationError("--tables needs --snapshot-dir (the folder holding the pinned tables)")
     if options.snapshot_dir is not None:
@@ -189,8 +193,18 @@ def build_grounders(options: GrounderOptions) -> list[Grounder]:
 
         out.append(ReferenceGrounder.from_file(options.reference, evidence_keys=options.reference_keys,
                                                relation=options.reference_relation, ontologies=ontologies))
-    if options.cues:
+    return [*out, *build_checks(options)]
+
+
+def build_checks(options: GrounderOptions) -> list[Check]:
+    """The checks ``options`` set (``cues``, ``direction``); none when both are ``None``."""
+    out: list[Check] = []
+    if options.cues is not None:
         from .cues import CueChecker
 
-        out.append(CueChecker())
+        out.append(CueChecker(enabled=options.cues))
+    if options.direction is not None:
+        from .direction import DirectionChecker
+
+        out.append(DirectionChecker(options.direction))
     return out

@@ -2,6 +2,12 @@
 
 English regular expressions over supporting items' quotes; known blind spots (``nonresponsive``,
 negation far from the verb) are accepted. Findings go to a person, never back to the model.
+
+Three cues, by name: ``negation`` (a negated finding supporting a positive claim), ``animal`` (a
+quote only about a non-human organism for a human-scoped claim) and ``hedge`` (``may``, ``suggests``).
+The built-in literature profile runs ``negation`` on every record (``checks.cues: [negation]``);
+``--cues`` runs ``negation`` and ``animal`` (as before), ``--no-cues`` none. The figures behind the
+rules (genuine whole-paper CIViC quotes each cue sends to review): docs/grounders.md "Cues".
 """
 
 from __future__ import annotations
@@ -10,25 +16,68 @@ import re
 from typing import Any
 
 from ..findings import Finding
-from ..grounding import Grounding, finding
+from ..grounding import CheckContext, Grounding, finding
 from .common import items, requested_uses, scope_tokens
 
-NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|failed to|did not|does not|lack(?:s|ed)? of)\b", re.I)
+# A negated *finding*, not any "no" or "not": a negator, at most two words, then a word that states a
+# result ("was not associated", "did not predict", "not significantly improved", "failed to respond"),
+# or "no" before a result noun ("no association", "no significant difference"). Boilerplate ("no
+# competing interests", "the funders had no role", "not applicable", "No. 3090", PLOS's "does not alter
+# the authors' adherence", "no evidence of disease"), "data not shown",
+# "not only", "whether or not", "with or without" and "lack of" (resistance, a direction) are not
+# negations of a finding. Measured on genuine whole-paper CIViC quotes (tools/eval_direction.py).
+_RESULT = (r"(?:associat\w*|correlat\w*|relat(?:ed|ion\w*)|linked|predict\w*|signific\w*|differ\w*|"
+           r"affect\w*|improv\w*|increas\w*|decreas\w*|reduc\w*|prolong\w*|respon\w*|benefi\w*|"
+           r"influenc\w*|impact\w*|effect\w*|confer\w*|sensiti[sz]\w*|contribut\w*|prognos\w*|superior|"
+           r"better|worse|detect\w*|observ\w*|found|demonstrat\w*|support\w*|confirm\w*|chang\w*|alter(?:s|ed)?)")
+_NOUN = (r"(?:associations?|correlations?|relationships?|relations?|links?|differences?|effects?|impacts?|"
+         r"benefits?|improvements?|changes?|increases?|decreases?|responses?|evidence|influences?|"
+         r"prognostic|predictive|survival)")
+NEGATION = re.compile(
+    r"(?<!whether )(?<!or )\b(?:not|never|nor|cannot|failed to|fails? to|unable to|(?:did|does|do|was|were|is|are|"
+    r"could|has|have|had)n[o\u2019']t)(?!\s+(?:only|shown|applicable|known|available|determined|done|evaluable|"
+    r"assessed|tested|performed|included|reported|alter the authors)\b)(?:\s+[\w-]+){0,2}?\s+" + _RESULT + r"\b"
+    r"|\bno(?:\s+(?:statistically|significant|significantly|clear|apparent|obvious|evident|meaningful|major|"
+    r"further|additional|direct|strong|consistent|overall|such))*\s+" + _NOUN + r"\b(?!\s+of\s+disease)", re.I)
 HEDGE = re.compile(r"\b(?:may|might|could|possibly|potentially|suggests?|appears? to|hypothesi[sz]e)\b", re.I)
-ANIMAL = re.compile(r"\b(?:mice|mouse|murine|rats?|zebrafish|xenografts?|in vitro|cell lines?)\b", re.I)
+# Non-human organisms only: a human cell line is human, and "rat sarcoma" is in KRAS's name.
+ANIMAL = re.compile(r"\b(?:mice|mouse|murine|rats|rat(?!\s+sarcoma)|zebrafish|xenografts?|canine|dogs|feline|cats|"
+                    r"drosophila|monkeys|macaques)\b", re.I)
 HUMAN = re.compile(r"\b(?:patients?|human|humans|subjects|participants|women|men|children|cohort)\b", re.I)
 
 
+#: the cues, by name: a profile's ``checks.cues`` lists the ones it runs (``true``: :data:`DEFAULT`)
+FAMILIES = ("negation", "animal", "hedge")
+#: what ``--cues`` (and ``checks.cues: true``) runs
+DEFAULT = ("negation", "animal")
+
+
 class CueChecker:
+    """The cues as a check: ``enabled`` ``True`` (``--cues``: :data:`DEFAULT`, plus ``hedge`` with
+    ``hedges``) or ``False`` (``--no-cues``) overrides the record's profile (``checks.cues``, the cues it
+    names); ``None`` follows it. ``ground`` runs this checker's own cues unconditionally."""
+
     name = "semantic-cues"
+    kind = "cues"
 
     def __init__(self, negative_predicates: tuple[str, ...] = ("not_associated_with", "does_not_support"),
-                 human_scope: tuple[str, ...] = ("NCBITaxon:9606",), hedges: bool = False) -> None:
+                 human_scope: tuple[str, ...] = ("NCBITaxon:9606",), hedges: bool = False, *,
+                 enabled: bool | None = True) -> None:
         self.negative_predicates = negative_predicates
         self.human_scope = human_scope
         self.hedges = hedges
+        self.enabled = enabled
+        self.families = (*DEFAULT, "hedge") if hedges else DEFAULT
 
-    def ground(self, record: dict[str, Any]) -> Grounding:
+    def check(self, record: dict[str, Any], context: CheckContext) -> Grounding:
+        if self.enabled is None:
+            return self.ground(record, context.profile.checks.cues)
+        return self.ground(record) if self.enabled else Grounding()
+
+    def ground(self, record: dict[str, Any], families: tuple[str, ...] | None = None) -> Grounding:
+        run = self.families if families is None else families
+        if not run:
+            return Grounding()
         uses = requested_uses(record)
         raw = record.get("statement")
         statement: dict[str, Any] = raw if isinstance(raw, dict) else {}
@@ -44,12 +93,12 @@ class CueChecker:
             if not isinstance(quote, str) or item.get("id") not in supporting:
                 continue
             path = f"$.evidence_items[{index}].extracted_text"
-            if positive and (m := NEGATION.search(quote)):
+            if "negation" in run and positive and (m := NEGATION.search(quote)):
                 found.append(finding("BEV022", f"the quote is negated ('{m.group(0)}') but supports a positive claim",
                                      path, uses))
-            if self.hedges and (m := HEDGE.search(quote)):
+            if "hedge" in run and (m := HEDGE.search(quote)):
                 found.append(finding("BEV022", f"the quote is hedged ('{m.group(0)}')", path, uses))
-            if human and (m := ANIMAL.search(quote)) and not HUMAN.search(quote):
+            if "animal" in run and human and (m := ANIMAL.search(quote)) and not HUMAN.search(quote):
                 found.append(finding("BEV022", f"the quote is about '{m.group(0)}' only, for a human-scoped claim",
                                      path, uses))
         return Grounding(found)

@@ -35,7 +35,7 @@ from ...limits import size_limit
 from ..findings import Finding, Fix
 from ..grounding import Grounding, finding
 from .cache import cached
-from .common import entities, items, pairs, requested_uses, scope_tokens
+from .common import CURIE, curie_form, entities, items, pairs, requested_uses, scope_tokens
 
 INDEX_VERSION = 1
 HUMAN = "NCBITaxon:9606"
@@ -210,11 +210,36 @@ class GeneGrounder:
         hint = f"; closest approved symbols: {', '.join(g.upper[c] for c in close)}" if close else ""
         return [finding("BEV016", f"'{symbol}' is not an HGNC symbol in {g.release}{hint}", path, uses)]
 
+    def _malformed(self, curie: str, label: str | None, is_gene: bool, path: str, uses: list[str]) -> Finding | None:
+        """BEV024 for an HGNC id not written ``HGNC:<number>`` (``hgnc:1097``, ``HGNC_1097``,
+        ``HGNC1097``), and for a gene's id that is no CURIE at all (``1097``, ``BRAF``); a CURIE of
+        another namespace (``NCBIGene:673``) is not this grounder's to judge. Names the gene meant."""
+        ok, meant = curie_form(curie, "HGNC")
+        if ok or (CURIE.fullmatch(curie) and not curie.upper().startswith("HGNC:")):
+            return None
+        if meant is None and not is_gene:
+            return None
+        g = self.genes
+        by_label = g.approved.get(label) if label else None
+        by_symbol = g.approved.get(curie.strip())
+        target = by_label or (meant if meant in g.ids else None) or by_symbol
+        given = curie.split(":", 1)[0] if ":" in curie else None
+        how = f"writes its prefix as {given!r}" if given else "is not a CURIE"
+        message = f"{curie!r} {how}: HGNC ids are written HGNC:<number>"
+        if target is not None:
+            whose = f"'{label}' is" if target == by_label else "the gene meant is"
+            message += f"; {whose} {target} ({g.symbol_of(target)})"
+        return finding("BEV024", message, f"{path}.id", uses,
+                       Fix("replace", f"{path}.id", target, f"use {target}") if target else None)
+
     def check_entity(self, entity: dict[str, Any], path: str, uses: list[str]) -> list[Finding]:
         g = self.genes
         raw_id = entity.get("id")
         curie = raw_id if isinstance(raw_id, str) else ""
         label = entity.get("label") if isinstance(entity.get("label"), str) else None
+        malformed = self._malformed(curie, label, entity.get("entity_type") == "gene", path, uses)
+        if malformed is not None:
+            return [malformed]
         if curie.upper().startswith("HGNC:"):
             hgnc_id = "HGNC:" + curie.split(":", 1)[1]
             entry = g.ids.get(hgnc_id)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import InputError, IntegrityError, SourceError
+from ...errors import InputError, IntegrityError, SourceError, excerpt
 from ...sources.catalogue import Catalogue, Work
 from ...sources.identifiers import PublicationId, parse_identifier
 from ...sources.metadata import Notice, WorkMetadata, parse_metadata
@@ -306,6 +306,12 @@ class LiteratureGrounder:
         if ident is not None and ident not in work.ids:
             return [finding("BEV017", f"the record's sha256 is the pinned snapshot of {work.key}, not of {ident}",
                             f"{path}.sha256", uses, Fix("replace", f"{path}.uri", work.key))], None
+        if ident is None and uri is not None:  # the bytes are a pinned work's; the uri must name that work
+            others = sorted(str(i) for i in work.ids if str(i) != work.key)
+            also = f" (also {', '.join(others)})" if others else ""
+            return [finding("BEV017", f"the source's uri {excerpt(str(uri), 80)} does not name the work its sha256 "
+                            f"pins, {work.key}{also}; cite the work by its identifier", f"{path}.uri", uses,
+                            Fix("replace", f"{path}.uri", work.key))], None
         ident = ident or work.id
         try:
             meta = self.metadata(work)

@@ -10,9 +10,14 @@ A locator helps find the quote; it never rejects it. Understood forms:
   response``), or a label (``Table 2``, ``Fig. 3``, ``Figure S1``, ``Box 1``);
   a trailing ``, paragraph 3`` / ``p. 4`` is ignored, and so is a ``section=…`` key.
 
-Anything else (``page 5``, a URL without an anchor) names nothing the grounder can check, and
-is left alone. :func:`suggest` writes the locator that names where the quote really is, in the
-style the record used.
+* the whole paper: ``full text``, ``article``, ``paper`` (every passage).
+
+The work's own identifier (``pmid:15696205``, a PubMed URL) with no anchor names the whole work.
+Anything else (``page 5``, ``Section 2.1``) names no place the grounder can find; the quote check
+says so (BEV030, a warning with the locator that does). A locator that is no place in a paper at all
+(:func:`not_a_place`: a file path, ``../``, a ``file:`` or ``javascript:`` URI, control characters) is
+BEV024. :func:`suggest` writes the locator that names where the quote really is, in the style the
+record used.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ _PART_WORDS = {
     "methods": ("type", "methods"), "materials and methods": ("type", "methods"), "method": ("type", "methods"),
     "results": ("type", "results"), "result": ("type", "results"), "findings": ("type", "results"),
     "discussion": ("type", "discussion"), "results and discussion": ("type", "results"),
+    "full text": ("all", ""), "fulltext": ("all", ""), "full-text": ("all", ""), "article": ("all", ""),
+    "paper": ("all", ""), "whole paper": ("all", ""), "whole text": ("all", ""),
     "conclusion": ("type", "conclusions"), "conclusions": ("type", "conclusions"),
 }
 _LABEL = re.compile(r"^(?:supplementary\s+|suppl\.?\s+|additional\s+file\s*)?"
@@ -94,6 +101,31 @@ def target(locator: object, passages: list[Passage], by_id: dict[str, list[int]]
     return _words_target(raw, passages)
 
 
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):", re.I)
+_PLACE_SCHEMES = frozenset({"pmid", "pmcid", "pmc", "doi", "http", "https", "urn", "section", "passage"})
+
+
+def not_a_place(locator: object) -> str | None:
+    """Why ``locator`` cannot be a place in a paper (``None`` when it may be one): a file path
+    (``/etc/passwd``, ``../x``, ``~/x``, ``C:\\x``), a URI of a scheme that names no paper
+    (``file:``, ``javascript:``, ``data:``), or control characters."""
+    if not isinstance(locator, str):
+        return None
+    raw = locator.strip()
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in raw):
+        return "it holds control characters"
+    head = raw.split("#", 1)[0]
+    if head.startswith(("/", "~", "\\")) or re.match(r"^[A-Za-z]:\\", head) or \
+            any(seg == ".." for seg in re.split(r"[/\\]", head)):
+        return "it is a file path"
+    scheme = _SCHEME.match(head)
+    if scheme and "=" not in head.split(":", 1)[0] and scheme.group(1).lower() not in _PLACE_SCHEMES \
+            and (head[scheme.end():].startswith("/") or scheme.group(1).lower() in ("javascript", "data", "file",
+                                                                                     "vbscript", "about")):
+        return f"it is a {scheme.group(1).lower()}: URI"
+    return None
+
+
 def _words_target(words: str, passages: list[Passage]) -> Target | None:
     text = _TRAILER.sub("", words).strip().strip(".:").strip()
     if not text:
@@ -101,6 +133,8 @@ def _words_target(words: str, passages: list[Passage]) -> Target | None:
     folded = _SPACE.sub(" ", text).casefold()
     if folded in _PART_WORDS:
         kind, value = _PART_WORDS[folded]
+        if kind == "all":
+            return Target(frozenset(range(len(passages))), "part", text)
         if kind == "part":
             hits = [i for i, p in enumerate(passages) if p.part == value]
         else:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..findings import Finding, Fix
 from ..grounding import Grounding, finding
-from .common import entities, items, pairs, requested_uses, scope_tokens
+from .common import CURIE, curie_form, entities, items, pairs, requested_uses, scope_tokens
 from .obo import Ontology
 
 
@@ -61,10 +61,42 @@ class OntologyGrounder:
                     out.append((onto, term_id))
         return out
 
+    def _malformed(self, curie: str, label: str | None, kind: str | None, root: str | None, path: str,
+                   uses: list[str]) -> Finding | None:
+        """BEV024 for an id not written as a CURIE of its place: ``CL_0000236``, ``CL0000236``,
+        ``cl:0000236``, ``0000236`` or a label (``B cell``) where a term under ``root`` is cited, and a
+        loaded prefix in the wrong case anywhere. Names the term meant (the label's, else the id's)."""
+        if root is not None:
+            prefix = root.split(":", 1)[0]
+        elif ":" in curie and curie.split(":", 1)[0] != _prefix(curie) and _prefix(curie) in self._by_prefix:
+            prefix = _prefix(curie)  # a loaded prefix, written in another case
+        else:
+            return None
+        ok, meant = curie_form(curie, prefix)
+        if ok or (root is not None and CURIE.fullmatch(curie) and _prefix(curie) != prefix.upper()):
+            return None  # a CURIE: of the right prefix, or of another one (the wrong-kind check names it)
+        onto = self._by_prefix.get(prefix.upper())
+        owners = self._label_owner(label, root) if label else []
+        target = owners[0][1] if owners else (meant if onto is not None and meant and onto.term(meant) else None)
+        where = f"{kind} ids" if kind and root else "ids"
+        given = curie.split(":", 1)[0] if ":" in curie else None
+        how = f"writes its prefix as {given!r}" if given and given.upper() == prefix.upper() else "is not a CURIE"
+        message = f"{curie!r} {how}: {where} are written {prefix}:<local id>"
+        if root is not None:
+            message += f" (terms under {root})"
+        if target is not None and onto is not None:
+            whose = f"'{label}' is" if owners else "the id meant is"
+            message += f"; {whose} {self._describe(owners[0][0] if owners else onto, target)}"
+        return finding("BEV024", message, f"{path}.id", uses,
+                       Fix("replace", f"{path}.id", target, f"use {target}") if target else None)
+
     def check_term(self, curie: str, label: str | None, kind: str | None, path: str,
                    uses: list[str]) -> list[Finding]:
         """Findings for one cited term (``label``/``kind`` optional); see module docstring."""
         root = self.roots.get(kind) if kind else None
+        malformed = self._malformed(curie, label, kind, root, path, uses)
+        if malformed is not None:
+            return [malformed]
         onto = self._ontology_for(curie)
         out: list[Finding] = []
         if root is not None and _prefix(curie) != _prefix(root):
@@ -133,9 +165,9 @@ class OntologyGrounder:
         found: list[Finding] = []
         for path, entity in entities(record):
             curie = entity.get("id")
-            if not isinstance(curie, str) or ":" not in curie:
-                continue
             kind = entity.get("entity_type") if isinstance(entity.get("entity_type"), str) else None
+            if not isinstance(curie, str) or (":" not in curie and kind not in self.roots):
+                continue  # an id without a prefix is checked only where a root names the prefix
             label = entity.get("label") if isinstance(entity.get("label"), str) else None
             if kind not in self.roots and self._ontology_for(curie) is None:
                 continue
