@@ -7,7 +7,11 @@ validates them in ONE ``bioevidence validate`` process without grounders. Then t
 ``--reference-python`` it runs bioai-evidence-validator 0.8.0 side by side (its Python API over
 the same records, and its CLI on one record) and prints the ratios.
 
-    python tools/bench_gate.py [--records 10000] [--runs 3] [--reference-python PATH]
+``--no-checks`` validates with ``--no-cues --direction off`` (the records' profile,
+``literature-claim``, runs the negation cue by default; with no grounder no quote is verified, so
+the direction check has nothing to read): the difference is the cues' cost.
+
+    python tools/bench_gate.py [--records 10000] [--runs 3] [--reference-python PATH] [--no-checks]
 """
 
 from __future__ import annotations
@@ -101,7 +105,9 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--reference-python", help="Python of a venv with bioai-evidence-validator==0.8.0")
+    parser.add_argument("--no-checks", action="store_true", help="validate with --no-cues --direction off")
     args = parser.parse_args()
+    checks = ["--no-cues", "--direction", "off"] if args.no_checks else []
     exe = shutil.which("bioevidence", path=str(Path(sys.executable).parent)) or "bioevidence"
     records = civic_records(args.records)
     with tempfile.TemporaryDirectory() as tmp:
@@ -113,7 +119,7 @@ def main() -> None:
         mean = batch.stat().st_size // len(records)
         print(f"{len(records)} records, {size_mb:.1f} MB JSONL, mean {mean} bytes/record")
         out = Path(tmp) / "reports.jsonl"
-        batch_times = [timed([exe, "validate", str(batch), "--profile", "literature-claim", "-o", str(out)])
+        batch_times = [timed([exe, "validate", str(batch), "--profile", "literature-claim", "-o", str(out), *checks])
                        for _ in range(args.runs)]
         statuses: dict[str, int] = {}
         for line in out.read_text().splitlines():

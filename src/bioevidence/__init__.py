@@ -57,6 +57,8 @@ _LAZY: dict[str, str] = {
     "Validator": "bioevidence.gate.validator",
     "load_profile": "bioevidence.gate.profiles",
     "validate": "bioevidence.gate.validator",
+    "stance": "bioevidence.meaning.labels",
+    "StanceLabel": "bioevidence.meaning.labels",
 }
 
 __all__ = [
@@ -88,6 +90,7 @@ __all__ = [
     "SnapshotStore",
     "SourceAccessError",
     "SourceError",
+    "StanceLabel",
     "Validator",
     "Work",
     "__version__",
@@ -101,6 +104,7 @@ __all__ = [
     "release_path",
     "revise",
     "sample_size",
+    "stance",
     "upper_bound",
     "validate",
 ]
@@ -133,6 +137,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .loop.queue import ReviewQueue
     from .loop.revise import Attempt, arevise, revise
     from .loop.stats import sample_size, upper_bound
+    from .meaning.labels import StanceLabel, stance
     from .sources.catalogue import Catalogue, Work
     from .sources.identifiers import parse_identifier
     from .sources.releases import release_path

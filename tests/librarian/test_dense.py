@@ -166,3 +166,71 @@ def test_an_index_encoded_with_minilm_still_answers_with_minilm_and_its_own_fusi
     assert json.loads(default.stdout.strip().splitlines()[-1])["dense"]["model"] == BGE_SMALL
     assert Librarian(LocalIndex(tmp_path / "ix2"), use_lexicon=False, retriever="hybrid").dense.spec.weight == \
         DENSE_WEIGHT[BGE_SMALL]
+
+
+@pytest.fixture(scope="module")
+def scifact_claims_dense(shared_data: Path, tmp_path_factory: pytest.TempPathFactory
+                         ) -> tuple[Path, list[dict[str, object]]]:
+    """40 held-out SciFact train claims with gold rationales, their cited abstracts and 200 others,
+    indexed with dense vectors."""
+    root = tmp_path_factory.mktemp("scifact_claims_dense")
+    folder = shared_data / "claims" / "scifact"
+    claims = [json.loads(line) for line in (folder / "claims_train.jsonl").read_text().splitlines() if line.strip()]
+    claims = [c for c in claims if c["evidence"] and c["id"] % 3 == 0][:40]
+    wanted = {str(d) for c in claims for d in c["cited_doc_ids"]}
+    lines, others = [], 0
+    with gzip.open(folder / "corpus.jsonl.gz", "rt") as fh:
+        for line in fh:
+            if str(json.loads(line)["doc_id"]) in wanted:
+                lines.append(line)
+            elif others < 200:
+                lines.append(line)
+                others += 1
+    (root / "corpus.jsonl").write_text("".join(lines))
+    result = CliRunner().invoke(cli, ["index", "build", str(root / "corpus.jsonl"), "--index", str(root / "ix"),
+                                      "--dense"])
+    assert result.exit_code == 0, result.output
+    return root / "ix", claims
+
+
+class _NoStance:
+    """Ranking only: a stance model that labels every sentence neutral."""
+
+    def label(self, claim: str, sentences: list[str]) -> list[object]:
+        from bioevidence.meaning.labels import StanceLabel
+
+        return [StanceLabel("neutral", 1.0, (0.0, 0.0, 1.0)) for _ in sentences]
+
+
+def _order_figures(index: Path, claims: list[dict[str, object]], retriever: str) -> tuple[float, float]:
+    """(mean share of each claim's gold rationale sentences among the first 5 returned, median
+    ratio of the 10th paper's score to the first's)."""
+    import statistics
+
+    from bioevidence.librarian.librarian import Librarian, Settings
+
+    lib = Librarian(index, retriever=retriever, stance_model=_NoStance(), settings=Settings(max_abstract_papers=10))
+    shares, ratios = [], []
+    for c in claims:
+        answer = lib.ask(str(c["claim"]))
+        evidence = c["evidence"]
+        assert isinstance(evidence, dict)
+        gold = {(d, i) for d, sets in evidence.items() for s in sets for i in s["sentences"]}
+        first = [(it["doc_id"], i) for it in answer.items() for i in it["sentences"]][:5]
+        shares.append(len(gold & set(first)) / len(gold))
+        if len(answer.papers) >= 10:
+            ratios.append(answer.papers[9].score / answer.papers[0].score)
+    return statistics.mean(shares), statistics.median(ratios)
+
+
+def test_dense_ranks_sentences_by_relevance_as_well_as_bm25(
+        scifact_claims_dense: tuple[Path, list[dict[str, object]]]) -> None:
+    """Issue 23: `--retriever dense` gave every paper a score of (cos + 1) / 2, so the tenth paper
+    scored 0.92 of the first and the sentence order was a scramble of section priors (the gold
+    rationale share of the first 5 sentences fell from bm25's 0.73 to 0.47 on 150 held-out claims).
+    Dense cosines are now min-max scaled over the dense list, as hybrid scales them."""
+    index, claims = scifact_claims_dense
+    bm25_share, _ = _order_figures(index, claims, "bm25")
+    dense_share, dense_ratio = _order_figures(index, claims, "dense")
+    assert dense_ratio < 0.8, dense_ratio  # the papers' scores spread (0.92 before)
+    assert dense_share >= bm25_share - 0.05, (dense_share, bm25_share)

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from bioevidence.cli import cli
 from bioevidence.errors import InputError
+from bioevidence.gate.grounders.cues import CueChecker
 from bioevidence.gate.validator import Validator
 from bioevidence.loop.draft import DraftBuilder, build_record, draft_json_schema, is_draft, load_draft
 
@@ -46,9 +47,13 @@ def test_build_derives_ids_groups_lines_by_direction_and_is_deterministic() -> N
         {"id": f"{rid}/line/contradicts", "direction": "contradicts", "evidence_item_ids": [f"{rid}/evidence/2"]}]
     assert rec["source_artifacts"][0]["id"] == f"{rid}/source/paper"
     assert rec["source_artifacts"][0]["sha256"] == "ab" * 32  # hashes are lower-cased
-    # no literature grounder: its quote is unchecked (BEV029) unless grounding is explicitly off
-    assert Validator("literature-claim").validate(rec).reason_codes() == ["BEV004", "BEV029"]
-    assert Validator("literature-claim", grounding=False).validate(rec).reason_codes() == ["BEV004"]
+    # no literature grounder: its quote is unchecked (BEV029) unless grounding is explicitly off; the
+    # supporting quote "KRAS mutant tumours did not respond." is a negated finding offered for a positive
+    # claim, which literature-claim's default negation cue sends to a person (BEV022)
+    assert Validator("literature-claim").validate(rec).reason_codes() == ["BEV004", "BEV022", "BEV029"]
+    no_cues = Validator("literature-claim", checks=[CueChecker(enabled=False)])
+    assert no_cues.validate(rec).reason_codes() == ["BEV004", "BEV029"]
+    assert Validator("literature-claim", grounding=False).validate(rec).reason_codes() == ["BEV004", "BEV022"]
 
 
 @pytest.mark.parametrize(("edit", "message"), [

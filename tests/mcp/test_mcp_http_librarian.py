@@ -41,7 +41,7 @@ def test_ask_over_http_returns_what_stdio_returns(over_http: SyncClient, librari
     question = civic["row"]["evidence_statement"]
     out = over_http.ok("ask", {"question": question, "top_k": 5})
     assert 1 <= len(out["items"]) <= 5 and out["question"] == question
-    assert {item["stance"] for item in out["items"]} <= {"supports", "contradicts", "neutral"}
+    assert {item["stance"] for item in out["items"]} <= {"supports", "contradicts", "neutral", "undetermined"}
     assert out == librarian.ok("ask", {"question": question, "top_k": 5})
 
 
@@ -54,7 +54,8 @@ def test_answer_over_http_cites_only_verified_items_as_stdio_does(over_http: Syn
     for sentence in out["sentences"]:
         assert set(sentence["cites"]) <= set(out["admitted_items"])
     same = librarian.ok("answer", {"question": question})
-    for key in ("verdict", "sentences", "admitted_items", "left_out", "papers_by_stance", "items"):
+    for key in ("direction", "verdict", "deciding_items", "sentences", "admitted_items", "left_out",
+                "papers_by_stance", "items"):
         assert out[key] == same[key], key
 
 

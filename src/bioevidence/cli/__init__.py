@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "ci": "ci:ci",
     "mcp": "mcp:mcp",
     "serve": "web:serve",
+    "stance": "meaning:stance",
     "users": "web:users",
 }
 

@@ -166,7 +166,9 @@ def _ask_options(f: Any) -> Any:
         click.option("--base-url", help="OpenAI-compatible server for the model [default: $OPENAI_BASE_URL]; the "
                                         "key comes from $OPENAI_API_KEY only."),
         click.option("--stance", type=click.Choice(["offline", "llm"]), default="offline", show_default=True,
-                     help="offline: the lexical stance rule; llm: the model labels the returned sentences."),
+                     help="offline: the stance model after the relevance rule (no weights ship today: relevant "
+                          "sentences are undetermined); llm: the model labels the returned sentences that "
+                          "are about the question."),
         click.option("--model-timeout", type=click.FloatRange(1, 3600), default=120.0, show_default=True,
                      help="Seconds to wait for one model reply."),
         click.option("--model-context", type=click.IntRange(1024, 10_000_000),
@@ -189,7 +191,8 @@ def _ask_options(f: Any) -> Any:
 @click.command()
 @_ask_options
 @click.option("--answer", "with_answer", is_flag=True,
-              help="Also answer: a verdict and the best sentences (offline), or a cited synthesis with --model.")
+              help="Also answer: the direction, a verdict and the deciding sentences (offline), or a cited "
+                   "synthesis with --model.")
 def ask(with_answer: bool, **options: Any) -> None:
     """Ask QUESTION in plain language; get ranked verbatim evidence.
 
@@ -217,10 +220,12 @@ def ask(with_answer: bool, **options: Any) -> None:
 def answer_command(**options: Any) -> None:
     """Answer QUESTION from the pinned papers, citing only what the gate admits.
 
-    Offline: a verdict line ("3 papers support, 1 contradicts, 2 neutral") and the best
-    supporting and contradicting sentences grouped by paper. With --model: a short synthesis
-    whose every sentence cites item numbers. Every cited item is checked by the literature
-    grounder first; what it does not admit is left out and named.
+    The answer's direction (supports, contradicts, mixed, undetermined, or insufficient when
+    nothing relevant was found) is decided from the papers' stances and said in words with the
+    papers counted ("Supported: 3 papers support, 1 contradicts."), then the sentences that
+    decided it, grouped by paper; --json gives it as answer.direction. With --model: a short
+    synthesis whose every sentence cites item numbers. Every cited item is checked by the
+    literature grounder first; what it does not admit is left out and named.
 
     \b
     Examples:

@@ -31,7 +31,8 @@ from .model import model_options
 @click.option("--planner", type=click.Choice(["offline", "llm"]), default="offline", show_default=True)
 @click.option("--judge", type=click.Choice(["offline", "llm"]), default="offline", show_default=True)
 @click.option("--stance", type=click.Choice(["offline", "llm"]), default="offline", show_default=True,
-              help="offline: the lexical stance rule; llm: the model labels the sentences ask returns.")
+              help="offline: the stance model after the relevance rule (no weights ship today: undetermined); "
+                   "llm: the model labels the sentences ask returns that are about the question.")
 @click.option("--vocabulary", "vocabularies", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Extra planner vocabulary (as `bioevidence ask --vocabulary`); repeatable.")
 @model_options("Model for --planner llm / --judge llm / --stance llm and the answer tool's synthesis (as the "

@@ -4,13 +4,14 @@
 (:func:`~.records.record_for`), validates it against the pinned papers (the literature grounder
 over the store the papers are pinned in), and answers from the items the gate verified:
 
-* **offline (extractive)**: a verdict line counting papers by stance ("3 papers support,
-  1 contradicts, 2 neutral"; a paper's stance is that of its best-ranked verified sentence that
-  is not neutral), then the best supporting and contradicting sentences grouped by paper.
-  "Insufficient evidence" when no verified sentence supports or contradicts.
-* **with a model** (OpenAI protocol, schema-constrained): a short synthesis whose every sentence
-  cites item numbers; a sentence that cites nothing, an unknown item, or an item the gate did
-  not admit is dropped, and named.
+* **offline (extractive)**: the answer's ``direction`` (supports, contradicts, mixed,
+  undetermined or insufficient, decided from the papers' stances by :mod:`.direction`) and a
+  verdict saying it in words with the papers counted by stance ("Supported: 3 papers support,
+  1 contradicts, 2 neutral."), then the sentences that decided it, grouped by paper.
+  "Insufficient evidence" only when no admitted sentence is about the question.
+* **with a model** (OpenAI protocol, schema-constrained): the same direction and verdict, and a
+  short synthesis whose every sentence cites item numbers; a sentence that cites nothing, an
+  unknown item, or an item the gate did not admit is dropped, and named.
 
 Items the gate did not admit are left out of the answer and listed with the reason.
 """
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .direction import Decision, decide
 from .records import pin_cited, record_for
 from .results import Answer, Span
 
@@ -46,10 +48,13 @@ class CitedAnswer:
     left_out: list[tuple[int, str]]  # (item number, why) for items the gate did not admit
     dropped: list[tuple[str, str]] = field(default_factory=list)  # model sentences dropped, and why
     status: str = ""  # the record's overall status
-    counts: dict[str, int] = field(default_factory=dict)  # papers by stance
+    counts: dict[str, int] = field(default_factory=dict)  # papers by stance (direction.PAPER_STANCES)
+    direction: str = "insufficient"  # direction.DIRECTIONS
+    deciding: list[int] = field(default_factory=list)  # item numbers of the sentences that decided it
 
     def to_json(self) -> dict[str, Any]:
-        return {"question": self.question, "mode": self.mode, "verdict": self.verdict,
+        return {"question": self.question, "mode": self.mode, "direction": self.direction,
+                "verdict": self.verdict, "deciding_items": self.deciding,
                 "sentences": [{"text": s.text, "cites": s.cites} for s in self.sentences],
                 "admitted_items": self.admitted, "left_out": [{"item": n, "why": w} for n, w in self.left_out],
                 "dropped_sentences": [{"text": t, "why": w} for t, w in self.dropped],
@@ -77,7 +82,7 @@ def answer_question(answer: Answer, *, store: Path | str | None = None, llm: Any
     ``report`` are ``None`` when there is no evidence at all."""
     if not answer.ranked:
         return CitedAnswer(answer.question, "extractive", "Insufficient evidence: no sentence of the pinned papers "
-                           "addresses the question.", [], [], []), None, None
+                           "addresses the question.", [], [], [], counts=decide([], []).counts), None, None
     from ..gate.grounders.config import GrounderOptions, build_grounders
     from ..gate.validator import Validator
 
@@ -103,51 +108,16 @@ def _why(report: Any, n: int) -> str:
     return "; ".join(f"{f.rule_id}: {f.message}" for f in found[:2]) or "not verified against its paper"
 
 
-def _paper_stances(answer: Answer, admitted: list[int]) -> dict[int, str]:
-    """Each paper's stance: that of its best-ranked admitted sentence that is not neutral."""
-    out: dict[int, str] = {}
-    for n, span in enumerate(answer.ranked, 1):
-        if n not in admitted:
-            continue
-        if span.stance != "neutral" and out.get(span.paper, "neutral") == "neutral":
-            out[span.paper] = span.stance
-        out.setdefault(span.paper, "neutral")
-    return out
-
-
-def _count(stances: dict[int, str]) -> dict[str, int]:
-    return {k: sum(1 for v in stances.values() if v == k) for k in ("supports", "contradicts", "neutral")}
-
-
-def verdict_line(counts: dict[str, int]) -> str:
-    def papers(n: int) -> str:
-        return f"{n} paper{'s' if n != 1 else ''}"
-
-    return (f"{papers(counts['supports'])} support{'s' if counts['supports'] == 1 else ''}, "
-            f"{counts['contradicts']} contradict{'s' if counts['contradicts'] == 1 else ''}, "
-            f"{counts['neutral']} neutral")
-
-
 def _extractive(answer: Answer, admitted: list[int], max_papers: int) -> CitedAnswer:
-    stances = _paper_stances(answer, admitted)
-    counts = _count(stances)
-    sentences: list[Sentence] = []
-    for stance in ("supports", "contradicts"):
-        shown = 0
-        for paper, value in sorted(stances.items()):
-            if value != stance or shown >= max_papers:
-                continue
-            best = [(n, s) for n, s in enumerate(answer.ranked, 1)
-                    if n in admitted and s.paper == paper and s.stance == stance][:2]
-            for n, span in best:
-                sentences.append(Sentence(_quoted(span), [n]))
-            shown += 1
-    if not counts["supports"] and not counts["contradicts"]:
-        verdict = ("Insufficient evidence: no admitted sentence supports or contradicts the question"
-                   + (f" ({verdict_line(counts)})." if stances else "."))
-    else:
-        verdict = verdict_line(counts) + "."
-    return CitedAnswer(answer.question, "extractive", verdict, sentences, admitted, [], counts=counts)
+    decision = decide(answer.ranked, admitted, max_papers)
+    sentences = [Sentence(_quoted(answer.ranked[n - 1]), [n]) for n in decision.deciding]
+    return _cited(answer, "extractive", decision, sentences, admitted)
+
+
+def _cited(answer: Answer, mode: str, decision: Decision, sentences: list[Sentence],
+           admitted: list[int]) -> CitedAnswer:
+    return CitedAnswer(answer.question, mode, decision.verdict, sentences, admitted, [], counts=decision.counts,
+                       direction=decision.direction, deciding=decision.deciding)
 
 
 def _quoted(span: Span) -> str:
@@ -166,7 +136,8 @@ def synthesis_prompt(answer: Answer, numbers: list[int]) -> str:
     import json
 
     items = [{"n": n, "paper": answer.papers[answer.ranked[n - 1].paper].doc.title,
-              "stance": answer.ranked[n - 1].stance, "text": answer.ranked[n - 1].text} for n in numbers]
+              "stance": answer.ranked[n - 1].stance if answer.ranked[n - 1].relevant else "not about the question",
+              "text": answer.ranked[n - 1].text} for n in numbers]
     data = json.dumps(items, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
     return ("Answer the question in at most 5 short sentences, using only the numbered evidence below. "
             "Every sentence must cite the numbers of the evidence it rests on. Say so when the evidence "
@@ -178,9 +149,7 @@ def synthesis_prompt(answer: Answer, numbers: list[int]) -> str:
 def _synthesis(answer: Answer, admitted: list[int], llm: Any) -> CitedAnswer:
     from ..errors import ModelError
 
-    stances = _paper_stances(answer, admitted)
-    counts = _count(stances)
-    base = CitedAnswer(answer.question, "model", verdict_line(counts) + ".", [], admitted, [], counts=counts)
+    base = _cited(answer, "model", decide(answer.ranked, admitted), [], admitted)
     numbers = list(range(1, len(answer.ranked) + 1))
     try:
         exchange = llm.complete_json([{"role": "user", "content": synthesis_prompt(answer, numbers)}], _SCHEMA,
@@ -203,6 +172,8 @@ def _synthesis(answer: Answer, admitted: list[int], llm: Any) -> CitedAnswer:
             base.dropped.append((text, f"it cites items the gate did not admit: {refused}"))
         else:
             base.sentences.append(Sentence(text, cites))
-    if not base.sentences:
-        base.verdict = "Insufficient evidence: the model's answer cited nothing the gate admitted."
+    if not base.sentences:  # the direction stands (the stances decided it); the deciding sentences say why
+        base.sentences = [Sentence(_quoted(answer.ranked[n - 1]), [n]) for n in base.deciding]
+        base.dropped.append(("(the model's answer)", "it cited nothing the gate admitted; the sentences that "
+                                                     "decided the direction are shown instead"))
     return base

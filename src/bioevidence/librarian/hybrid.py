@@ -2,7 +2,8 @@
 
 :class:`DenseRetriever` encodes the question once and ranks documents by their best chunk's
 cosine. :meth:`DenseRetriever.apply` turns the librarian's lexical pool (its fused subquery
-scores) into the pool of ``--retriever dense`` (dense only) or ``hybrid`` (both lists fused by
+scores) into the pool of ``--retriever dense`` (dense only: the cosines min-max scaled over the
+dense list, so the papers' scores spread as BM25's do) or ``hybrid`` (both lists fused by
 :func:`bioevidence.librarian.fusion.fuse_lists`); the rest of ``ask`` (passages, judge, caps,
 evidence items) is unchanged, so every quote is still cut from the pinned passages.
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
-from .fusion import FusionSpec, fuse_lists
+from .fusion import FusionSpec, fuse_lists, minmax
 
 if TYPE_CHECKING:  # pragma: no cover
     from .dense import DenseIndex, TextEncoder
@@ -90,7 +91,11 @@ class DenseRetriever:
         by_idx = {p.doc.idx: p for p in pool}
         fused: list[tuple[Any, float]]
         if retriever == "dense":
-            fused = [(idx, (cos + 1) / 2) for idx, cos in dense]
+            # min-max over the dense list, as hybrid scales each list (dense alone is hybrid with dense
+            # weight 1): raw cosines of the 200 best documents lie within a few hundredths of each other,
+            # so a paper score of (cos + 1) / 2 made every paper equal and the sentence order a
+            # scramble of section priors (issue 23)
+            fused = list(minmax(dense))
         else:
             fused = fuse_lists([(p.doc.idx, p.fused) for p in pool], dense, self.spec)
         out: list[Paper] = []

@@ -7,8 +7,9 @@ papers and sentences → caps (30 full-text + 30 abstract-only papers) → retra
 out unless asked for → every sentence of every kept paper ranked across the pool
 (:mod:`.ranking`: its own relevance, its paper's score, a section prior, diversity across
 papers) → the first ``top_k`` sentences from at most ``max_papers`` papers, each a byte-exact
-slice of its pinned passage (:mod:`.spans`) with its stance (:mod:`.stance`). When the judge
-rejects everything, the unfiltered pool is returned and ``fallback`` says so.
+slice of its pinned passage (:mod:`.spans`), judged relevant or not (:mod:`.relevance`) and, when
+relevant, labelled by the stance model (:mod:`.stance`). When the judge rejects everything, the
+unfiltered pool is returned and ``fallback`` says so.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .judge import LexicalJudge, QueryTerms
 from .lexicon import Lexicon, default_lexicon
 from .llm_judge import Bundle, JudgeReport, LLMJudge
 from .planner import OfflinePlanner, Plan
-from .ranking import DEFAULT, Candidate, Weights, cues, rank, relevance
+from .ranking import DEFAULT, Candidate, Weights, cues, rank, relevance, section_type, sectioned
 from .results import Answer, Paper, Span
 from .spans import grow
 
@@ -113,7 +114,7 @@ class Librarian:
                  settings: Settings | None = None, scoring: Scoring | None = None,
                  judge: LexicalJudge | LLMJudge | str | None = None, planner: Any = None, llm: Any = None,
                  progress: Callable[[str], None] | None = None, retriever: str = "bm25",
-                 fusion: Any = None) -> None:
+                 fusion: Any = None, stance_model: Any = None) -> None:
         if index is None and backend is None:
             raise ConfigurationError("give a local index folder or a backend; build an index with "
                                      "`bioevidence index build SOURCE... --index DIR`")
@@ -127,6 +128,8 @@ class Librarian:
                 if references is not None or vocabularies:
                     raise
                 lexicon = None
+        self.lexicon = lexicon  # genes and diseases of a question, for relevance (librarian.relevance)
+        self.stance_model = stance_model  # None: the shipped stance model (bioevidence.meaning), loaded once
         if (planner == "llm" or judge == "llm") and llm is None:
             raise ConfigurationError("planner or judge 'llm' needs llm=LLM(OpenAITransport(base_url), model) "
                                      "(bioevidence.loop.llm); or use 'offline'")
@@ -267,9 +270,12 @@ class Librarian:
         ranked = self._sentences(chosen, top_k or s.top_k, papers or s.max_papers)
         debug.update(accepted=len(accepted), final=len(chosen), sentences=len(ranked), withheld=len(withheld))
         answer = Answer(question, plan, chosen, fallback, debug, s.scope, ranked, withheld, self._candidates)
+        from .relevance import Topic
         from .stance import label_stance
 
-        label_stance(answer, terms)
+        lexicon = getattr(self.planner, "lexicon", None) or self.lexicon
+        entities = None if lexicon is not None else plan.entities
+        label_stance(answer, Topic.of(question, lexicon, entities), self.stance_model)
         return answer
 
     def _sentences(self, chosen: list[Paper], limit: int, max_papers: int) -> list[Span]:
@@ -285,8 +291,8 @@ class Librarian:
                 last = max(1, len(row.sentences) - 1)
                 # the LLM judge's order (judged) when it ranked; else BM25 of the question's terms
                 score = judged if isinstance(self.judge, LLMJudge) else relevance(terms, weights)
-                candidates.append(Candidate(n, paper.score, row, i, score, _section_type(row), i / last,
-                                            _sectioned(row), finding, number, background))
+                candidates.append(Candidate(n, paper.score, row, i, score, section_type(row), i / last,
+                                            sectioned(row), finding, number, background))
         self._candidates = candidates
         out: list[Span] = []
         used: set[tuple[int, int]] = set()
@@ -373,19 +379,3 @@ class Librarian:
                 break
         paper.scored = scored
 
-
-def _section_type(row: PassageRow) -> str:
-    """The passage's section type; inside a structured abstract, read from its heading."""
-    if row.section_type != "abstract" or "/" not in row.section:
-        return row.section_type or ("abstract" if row.kind == "abstract" else "")
-    heading = row.section.rsplit("/", 1)[-1].lower()
-    for name, words in (("results", ("result", "finding")), ("conclusions", ("conclu", "interpret")),
-                        ("methods", ("method", "design", "patients", "material")),
-                        ("intro", ("background", "introduction", "objective", "aim", "purpose", "context"))):
-        if any(w in heading for w in words):
-            return name
-    return "abstract"
-
-
-def _sectioned(row: PassageRow) -> bool:
-    return row.kind != "abstract" or "/" in row.section

@@ -27,7 +27,7 @@ from typing import Any
 
 from .analysis import stem
 
-__all__ = ["DEFAULT", "Candidate", "Weights", "cues", "rank", "relevance"]
+__all__ = ["DEFAULT", "Candidate", "Weights", "cues", "rank", "relevance", "section_type", "sectioned"]
 
 AVERAGE_SENTENCE_TERMS = 16.0  # analysed terms per sentence in SciFact abstracts (the BM25 length norm)
 _FINDINGS = frozenset(stem(w) for w in (
@@ -134,3 +134,21 @@ def rank(candidates: Sequence[Candidate], weights: Weights = DEFAULT, limit: int
         out.append(by_paper[paper][taken.get(paper, 0)])
         taken[paper] = taken.get(paper, 0) + 1
     return out
+
+
+def section_type(row: Any) -> str:
+    """The passage's section type; inside a structured abstract, read from its heading."""
+    if row.section_type != "abstract" or "/" not in row.section:
+        return row.section_type or ("abstract" if row.kind == "abstract" else "")
+    heading = row.section.rsplit("/", 1)[-1].lower()
+    for name, words in (("results", ("result", "finding")), ("conclusions", ("conclu", "interpret")),
+                        ("methods", ("method", "design", "patients", "material")),
+                        ("intro", ("background", "introduction", "objective", "aim", "purpose", "context"))):
+        if any(w in heading for w in words):
+            return name
+    return "abstract"
+
+
+def sectioned(row: Any) -> bool:
+    """True for a sentence of a sectioned paper or a structured abstract."""
+    return row.kind != "abstract" or "/" in row.section

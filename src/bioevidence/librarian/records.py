@@ -7,8 +7,8 @@ metadata title, the pinned hash), each returned sentence an evidence item (``lit
 ``deterministic_parser``: the text is cut from the pinned bytes, never written by a model) with a
 ``…#<passage id>`` locator, and one evidence line per stance. The statement is that the question is
 addressed by this evidence, so every line's direction is ``supports``; its rationale says the
-sentences' stance toward the question read as a claim (supports, contradicts, neutral), which is
-the librarian's reading, not the gate's. The profile admits the record when every quote verifies
+sentences' stance toward the question read as a claim (supports, contradicts, undetermined,
+neutral), which is the librarian's reading, not the gate's. The profile admits the record when every quote verifies
 against the store; a quote that does not is BEV017 (rejected) or BEV015 (review), a retracted
 paper BEV019 (rejected), and with no literature source the record goes to review (BEV029).
 
@@ -31,6 +31,7 @@ from .results import Answer, artifact_id, uri
 __all__ = ["PROFILE", "pin_cited", "record_for"]
 
 PROFILE = "librarian-evidence"
+_ORDER = ("supports", "contradicts", "undetermined", "neutral")
 _AGENT = {"id": "bioevidence:librarian", "name": "bioevidence librarian", "agent_type": "software"}
 
 
@@ -53,14 +54,13 @@ def record_for(answer: Answer, *, uses: tuple[str, ...] = ("research_summary",))
                       "extracted_text": span.text, "evidence_type": "literature_quote",
                       "extraction_method": "deterministic_parser", "created_by": dict(_AGENT),
                       "scope": list(answer.scope)})
-        lines.setdefault(span.stance, []).append(item_id)
+        lines.setdefault(span.stance if span.stance in _ORDER else "neutral", []).append(item_id)
     # Every verified sentence supports the record's statement (the question is addressed by this
     # evidence); each line's rationale gives its sentences' stance toward the question read as a claim.
     evidence_lines = [{"id": f"{rid}/line/{stance}", "direction": "supports", "evidence_item_ids": ids,
                        "rationale": f"stance toward the question read as a claim: {stance} ({len(ids)} sentence(s), "
                                     f"by the {_by(answer)})"}
-                      for stance, ids in sorted(lines.items(), key=lambda kv: ("supports", "contradicts",
-                                                                               "neutral").index(kv[0]))]
+                      for stance, ids in sorted(lines.items(), key=lambda kv: _ORDER.index(kv[0]))]
     if not items:
         raise ConfigurationError("the answer holds no evidence to record; ask another question or widen the index")
     return {
@@ -79,7 +79,7 @@ def record_for(answer: Answer, *, uses: tuple[str, ...] = ("research_summary",))
 
 
 def _by(answer: Answer) -> str:
-    return "model" if any(s.stance_by == "llm" for s in answer.ranked) else "lexical stance rule"
+    return "model" if any(s.stance_by == "llm" for s in answer.ranked) else "stance model"
 
 
 def pin_cited(answer: Answer, store: Path | str) -> Path:

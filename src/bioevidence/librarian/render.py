@@ -1,9 +1,11 @@
 """What a researcher reads: ``ask`` and ``answer`` results as text, markdown, HTML or JSON.
 
-Each format shows the question, the plan (its subqueries), the answer when there is one (the
-verdict, the cited sentences, what was left out and why), then one header per paper (title,
-year, journal, PMID / PMCID / DOI, and flags: retracted, expression of concern) followed by its
-sentences in rank order, each with its number, stance and locator. Papers come in the order of
+Each format shows the question, the plan (its subqueries), the answer when there is one (its
+direction in words with the papers counted by stance, the sentences that decided it first, what was
+left out and why), then one header per paper (title, year, journal, PMID / PMCID / DOI, and flags:
+retracted, expression of concern) followed by its sentences in rank order, each with its number,
+its stance badge (with the stance model's confidence, or why it is not about the question) and
+locator. The badges are the labels the verdict counts, so the two never disagree. Papers come in the order of
 their best sentence. The HTML is one self-contained file (inline style, no scripts, nothing
 fetched) that can be opened and shared; every text in it is escaped.
 """
@@ -14,7 +16,7 @@ import html
 import json
 from typing import Any
 
-__all__ = ["FORMATS", "render"]
+__all__ = ["FORMATS", "badge", "render"]
 
 FORMATS = ("text", "markdown", "html", "json")
 
@@ -61,6 +63,20 @@ def render(result: dict[str, Any], fmt: str = "text", cited: dict[str, Any] | No
     return _text(result, cited)
 
 
+def badge(item: dict[str, Any]) -> str:
+    """An item's stance as a reader sees it: "supports 0.97", "undetermined 0.61", "neutral"."""
+    confidence = item.get("stance_confidence")
+    return f"{item['stance']} {confidence:.2f}" if isinstance(confidence, float) else str(item["stance"])
+
+
+def _decided_by(cited: dict[str, Any]) -> str:
+    """For a model's synthesis: the items whose stance decided the direction."""
+    numbers = cited.get("deciding_items") or []
+    if cited.get("mode") != "model" or not numbers:
+        return ""
+    return "Direction decided by " + ", ".join(f"[{n}]" for n in numbers)
+
+
 def _plan(result: dict[str, Any]) -> list[str]:
     subs = [s["query"] for s in result.get("plan", {}).get("subqueries", [])]
     return subs
@@ -75,6 +91,8 @@ def _text(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
         lines.append(f"Note: {result['fallback']}")
     if cited is not None:
         lines += ["", f"Answer: {cited['verdict']}"]
+        if _decided_by(cited):
+            lines.append(f"  {_decided_by(cited)}")
         for s in cited["sentences"]:
             lines.append(f"  {s['text']} " + "".join(f"[{n}]" for n in s["cites"]))
         for entry in cited["left_out"]:
@@ -87,8 +105,10 @@ def _text(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
         for flag in _flags(head):
             lines.append(f"   !! {flag}")
         for it in items:
-            lines.append(f"   [{it['rank']}] {it['stance']:<11} {it['locator']}")
+            lines.append(f"   [{it['rank']}] {badge(it):<17} {it['locator']}")
             lines.append(f"       {it['text']}")
+            if it.get("relevant") is False:
+                lines.append(f"       (not about the question: {it.get('relevance')})")
     withheld = result.get("withheld_retracted") or []
     if withheld:
         lines += ["", f"Withheld: {len(withheld)} retracted paper(s): "
@@ -111,6 +131,8 @@ def _markdown(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
         lines.append(f"> {_md(result['fallback'])}")
     if cited is not None:
         lines += ["", f"**Answer:** {_md(cited['verdict'])}", ""]
+        if _decided_by(cited):
+            lines += [f"*{_decided_by(cited)}*", ""]
         for s in cited["sentences"]:
             lines.append(f"- {_md(s['text'])} " + "".join(f"[{n}]" for n in s["cites"]))
         for entry in cited["left_out"]:
@@ -123,7 +145,9 @@ def _markdown(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
             lines.append(f"**{_md(flag)}**")
         lines.append("")
         for it in items:
-            lines.append(f"- **[{it['rank']}]** *{it['stance']}* `{_md(it['locator'])}`: {_md(it['text'])}")
+            off = it.get("relevant") is False
+            note = f" *(not about the question: {_md(str(it.get('relevance')))})*" if off else ""
+            lines.append(f"- **[{it['rank']}]** *{badge(it)}* `{_md(it['locator'])}`: {_md(it['text'])}{note}")
     withheld = result.get("withheld_retracted") or []
     if withheld:
         lines += ["", f"*Withheld: {len(withheld)} retracted paper(s): "
@@ -153,7 +177,11 @@ def _html(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
     if result.get("fallback"):
         out.append(f"<p class=\"note\">{e(result['fallback'])}</p>")
     if cited is not None:
-        out.append(f"<div class=\"answer\"><p><strong>{e(cited['verdict'])}</strong></p><ul>")
+        out.append(f"<div class=\"answer\" data-direction=\"{e(str(cited.get('direction', '')))}\"><p><strong>"
+                   f"{e(cited['verdict'])}</strong></p>")
+        if _decided_by(cited):
+            out.append(f"<p class=\"meta\">{e(_decided_by(cited))}</p>")
+        out.append("<ul>")
         for s in cited["sentences"]:
             refs = "".join(f"<a href=\"#i{n}\">[{n}]</a>" for n in s["cites"])
             out.append(f"<li>{e(s['text'])} {refs}</li>")
@@ -167,8 +195,11 @@ def _html(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
         out.append(f"<h2>{n}. {e(head['title'])} {flags}</h2>")
         out.append(f"<p class=\"meta\">{e(_byline(head))} · {e(_ids(head))}</p><ol>")
         for it in items:
-            out.append(f"<li id=\"i{it['rank']}\" value=\"{it['rank']}\"><span class=\"stance {e(it['stance'])}\">"
-                       f"{e(it['stance'])}</span> <code>{e(it['locator'])}</code><br>{e(it['text'])}</li>")
+            note = (f"<br><span class=\"note\">not about the question: {e(str(it.get('relevance')))}</span>"
+                    if it.get("relevant") is False else "")
+            out.append(f"<li id=\"i{it['rank']}\" value=\"{it['rank']}\"><span class=\"stance {e(it['stance'])}\" "
+                       f"data-stance=\"{e(it['stance'])}\">{e(badge(it))}</span> <code>{e(it['locator'])}</code><br>"
+                       f"{e(it['text'])}{note}</li>")
         out.append("</ol>")
     withheld = result.get("withheld_retracted") or []
     if withheld:

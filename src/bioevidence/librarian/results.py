@@ -1,9 +1,10 @@
 """What ``Librarian.ask`` returns: papers, and sentences ranked across them, each a verbatim quote.
 
 :class:`Answer` holds the candidate papers (best first) and the ranked sentences
-(:class:`Span`: a byte-exact slice of a pinned passage, its stance toward the question read as a
-claim). :meth:`Answer.items` and :meth:`Answer.to_json` are what the CLI prints and the record
-builder (:mod:`bioevidence.librarian.records`) turns into an evidence record.
+(:class:`Span`: a byte-exact slice of a pinned passage, whether it is about the question, and its
+stance toward the question read as a claim, with the stance model's confidence).
+:meth:`Answer.items` and :meth:`Answer.to_json` are what the CLI prints and the record builder
+(:mod:`bioevidence.librarian.records`) turns into an evidence record.
 """
 
 from __future__ import annotations
@@ -24,8 +25,12 @@ class Span:
     text: str
     score: float
     paper: int = -1  # index into ``Answer.papers``
-    stance: str = "neutral"  # supports | contradicts | neutral: toward the question read as a claim
-    stance_by: str = ""  # "lexical" (offline) | "llm"
+    stance: str = "neutral"  # supports | contradicts | neutral | undetermined: toward the question read as a claim
+    stance_by: str = ""  # "model" (the offline stance model) | "relevance" (not about the question) | "llm"
+    # | "unavailable" (no stance model here: the sentence is undetermined)
+    stance_confidence: float | None = None  # the stance model's confidence in the label shown
+    relevant: bool = True  # about the question (librarian.relevance); False: neutral, never counted
+    relevance: str = ""  # why not relevant, in words ("" when relevant)
 
     @property
     def start(self) -> int:
@@ -86,6 +91,8 @@ class Answer:
                 "locator": f"{uri(d)}#{span.passage.pid}", "sha256": d.sha256, "subquery": paper.subquery,
                 "score": round(paper.score, 4), "sentence_score": round(span.score, 4),
                 "paper_rank": span.paper + 1, "stance": span.stance, "stance_by": span.stance_by,
+                "stance_confidence": span.stance_confidence, "relevant": span.relevant,
+                "relevance": span.relevance or None,
                 "source_artifact_id": artifact_id(d), "retracted": d.retracted,
                 "expression_of_concern": d.concern, "notices": list(d.notices),
             })

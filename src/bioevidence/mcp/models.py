@@ -116,9 +116,16 @@ class ItemOut(BaseModel):
     start: int | None = Field(default=None, description="Offset of text in the passage's printed text.")
     end: int | None = Field(default=None, description="End offset of text in the passage's printed text.")
     sha256: str = Field(description="SHA-256 of the pinned paper the text is from.")
-    stance: Literal["supports", "contradicts", "neutral"] | None = Field(
-        default=None, description="The sentence's stance towards the question read as a claim.")
-    stance_by: str | None = Field(default=None, description="lexical (offline) or llm.")
+    stance: Literal["supports", "contradicts", "neutral", "undetermined"] | None = Field(
+        default=None, description="The sentence's stance towards the question read as a claim (undetermined: "
+                                  "a direction below the stance model's confidence threshold).")
+    stance_by: str | None = Field(default=None, description="model (the offline stance model), relevance (not "
+                                                            "about the question, so neutral) or llm.")
+    stance_confidence: float | None = Field(default=None, description="The stance model's confidence in the "
+                                                                      "label shown.")
+    relevant: bool | None = Field(default=None, description="False: the sentence is not about the question "
+                                                            "(methods, a caption, another gene or disease).")
+    relevance: str | None = Field(default=None, description="Why the sentence is not about the question.")
     retracted: bool = False
     expression_of_concern: bool = False
 
@@ -149,7 +156,13 @@ class AnswerOut(BaseModel):
 
     question: str
     mode: Literal["extractive", "model"]
-    verdict: str = Field(description="Papers counted by stance, or 'Insufficient evidence: …'.")
+    direction: Literal["supports", "contradicts", "mixed", "undetermined", "insufficient"] = Field(
+        description="What the evidence says, decided from the papers' stances: undetermined = relevant evidence "
+                    "found but no direction shown; insufficient = nothing relevant found.")
+    verdict: str = Field(description="The direction in words with the papers counted by stance "
+                                     "('Supported: 3 papers support, 1 contradicts.').")
+    deciding_items: list[int] = Field(default_factory=list, description="Item numbers of the sentences that "
+                                                                        "decided the direction, first to read.")
     sentences: list[SentenceOut]
     admitted_items: list[int] = Field(description="Item numbers the gate verified (the only ones cited).")
     left_out: list[LeftOutOut] = Field(description="Items the gate did not verify, and why.")

@@ -180,8 +180,9 @@ def tool_list(services: Services) -> list[Tool]:
                                                  "(flagged); by default they are withheld and listed.")] = False,
     ) -> AskOut:
         """Find evidence in the local index: the question's best verbatim sentences across the pinned papers,
-        each with its stance (supports / contradicts / neutral), locator, offsets into its passage and the
-        SHA-256 of its paper, plus source_artifacts and evidence_items ready for a record."""
+        each with its stance (supports / contradicts / neutral / undetermined; neutral when it is not about the
+        question), locator, offsets into its passage and the SHA-256 of its paper, plus source_artifacts and
+        evidence_items ready for a record."""
         return AskOut.model_validate(tools.ask(services, question, top_k, papers, include_retracted))
 
     def answer(
@@ -192,11 +193,12 @@ def tool_list(services: Services) -> list[Tool]:
         max_papers: Annotated[int, Field(description="Papers quoted per stance in the answer.", ge=1,
                                          le=20)] = 3,
     ) -> AnswerOut:
-        """A cited answer to a question (as `bioevidence answer`): offline, a verdict counting papers by stance
-        and the best supporting and contradicting sentences grouped by paper; with the server's --model, a
-        short synthesis. Every sentence cites item numbers, and the answer's evidence record is validated
-        against the pinned papers first: only items the gate verified are cited, the others are left out
-        and named. Returns the record and the gate's verdict on it too."""
+        """A cited answer to a question (as `bioevidence answer`): its direction (supports, contradicts, mixed,
+        undetermined or insufficient) decided from the papers' stances, a verdict saying it in words, and the
+        sentences that decided it grouped by paper; with the server's --model, a short synthesis. Every
+        sentence cites item numbers, and the answer's evidence record is validated against the pinned papers
+        first: only items the gate verified are cited, the others are left out and named. Returns the record
+        and the gate's verdict on it too."""
         return AnswerOut.model_validate(tools.answer(services, question, top_k, papers, max_papers))
 
     config = services.config
