@@ -36,6 +36,7 @@ _BLOCKS = frozenset({"p", "fig", "fig-group", "table-wrap", "table-wrap-group", 
                      "table-wrap-foot", "def-list", "disp-quote", "fn", "statement", "supplementary-material",
                      "disp-formula", "disp-formula-group", "chem-struct-wrap", "speech", "verse-group",
                      "array", "ref-list", "media"})
+LISTS = frozenset({"list", "def-list"})
 SKIP = frozenset({"annotation", "object-id", "alt-text", "tex-math", "permissions", "long-desc", "graphic",
                    "inline-graphic", "private-char", "target", "custom-meta-group", "kwd-group",
                    "self-uri", "counts", "history", "pub-date", "article-categories"})
@@ -79,7 +80,8 @@ def _is_citation_sup(el: Any) -> bool:
 class TextBuilder:
     """Readable text of inline content, with whitespace collapsed as it is appended."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, lists: bool = False) -> None:
+        self.lists = lists  # a paragraph's own lists are read as part of it (as a reader sees them)
         self.parts: list[str] = []
         self.length = 0
         self.space = True  # at the start, or after a space: a new space is dropped
@@ -169,6 +171,11 @@ class TextBuilder:
             if span[1] > span[0]:
                 self.markers.append(span)
                 self.labels.append(label)
+            return
+        if tag in LISTS and self.lists and not blocks:
+            self.separate()
+            self.walk(child, blocks=True)
+            self.separate()
             return
         if tag in SKIP or (not blocks and tag in _BLOCKS):
             return

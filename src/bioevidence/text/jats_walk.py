@@ -15,6 +15,7 @@ from .jats_inline import (
     BACK_TYPES,
     CITATIONS,
     CITED_TITLE,
+    LISTS,
     FN_TYPES,
     SKIP,
     TextBuilder,
@@ -54,7 +55,7 @@ class Walker:
     def _aliases(self, el: Any) -> tuple[str, ...]:
         out = list(self.scope)
         for sub in el.iter():
-            if local(sub) in ("p", "title", "article-title"):
+            if local(sub) in ("p", "title", "article-title", "list-item", "def-item"):
                 out.append(sub.get("id") or f"n{self.position.get(sub, -1)}")
         return tuple(dict.fromkeys(out))
 
@@ -210,9 +211,7 @@ class Walker:
             if tag == "sec":
                 self.section(child, path, stype, part)
             elif tag == "p":
-                kind = "abstract" if part == "abstract" else "paragraph"
-                self.text(child, part=part, kind=kind, section=section, stype=stype)
-                self.block(child, path, stype, part)
+                self.paragraph(child, path, stype, part, "abstract" if part == "abstract" else "paragraph")
             elif tag in ("list", "def-list"):
                 self.list(child, path, stype, part)
             elif tag in ("boxed-text", "disp-quote", "statement", "speech", "verse-group"):
@@ -248,6 +247,22 @@ class Walker:
             else:
                 self.block(child, path, stype, part)
 
+    def paragraph(self, p: Any, path: tuple[str, ...], stype: str, part: str, kind: str) -> None:
+        """A paragraph and the blocks inside it. Its own lists (a primer list inside one ``<p>``)
+        are read as part of its text, items separated by a space, as a reader sees them and as
+        0.8.0's reader joins them, so a quote running from the paragraph into its list verifies;
+        the items are not passages of their own too (their ids locate the paragraph)."""
+        builder = TextBuilder(lists=True)
+        builder.walk(p)
+        self.emit(p, builder, part=part, kind=kind, section=" / ".join(path), stype=stype)
+        for child in p:
+            if local(child) in LISTS:
+                for sub in child.iter():  # blocks inside the list's items (a figure) stay their own
+                    if local(sub) == "p":
+                        self.block(sub, path, stype, part)
+            else:
+                self.block(p, path, stype, part, only=child)
+
     def nested(self, el: Any, path: tuple[str, ...], stype: str, part: str) -> None:
         """Blocks inside a figure, box or supplementary item besides its caption (a figure's
         source-data files, a medium's own caption), and lists inside its caption's paragraphs."""
@@ -268,8 +283,7 @@ class Walker:
         for child in el:
             tag = local(child)
             if tag == "p":
-                self.text(child, part=part, kind=kind, section=section, stype=stype)
-                self.block(child, path, stype, part)
+                self.paragraph(child, path, stype, part, kind)
             elif tag in ("caption", "label", "title") or tag in SKIP:
                 continue
             elif tag == "sec":

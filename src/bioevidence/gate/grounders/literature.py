@@ -15,7 +15,9 @@ For each such source:
 * pinned metadata missing → BEV015; its bytes do not hash to their name → BEV014;
 * the resolver found no such work → BEV016; retracted → BEV019 naming the notice;
   expression of concern → BEV027 naming the notice (a person decides);
-* ``title`` is not the pinned title (case, punctuation and Greek spelling ignored) → BEV017;
+* ``title`` is not the pinned title (case, punctuation and Greek spelling ignored) → BEV017; when
+  the title and every quote are another pinned work's, one BEV017 names that work instead
+  (:mod:`.misattributed`);
 * ``sha256`` is not the pinned full text (else abstract, else metadata) hash → BEV017.
 
 A work's full text is JATS, or plain UTF-8 text when the catalogue says ``fulltext_format: text``
@@ -50,6 +52,7 @@ from ..rules import BLOCKING
 from .cache import cached
 from .citing import MIN_QUOTE_WORDS, check_quote
 from .common import items, requested_uses
+from .misattributed import misattributed
 from .quotes import FORMAT_VERSION, PaperText, article_from_plain, article_to_plain, normalized_title
 
 __all__ = ["MIN_QUOTE_WORDS", "LiteratureGrounder"]
@@ -82,6 +85,7 @@ class LiteratureGrounder:
         self.cache_root = cache_root
         self._by_hash: dict[str, Work] | None = None
         self._sniffed: dict[str, str | None] = {}
+        self._titles: dict[tuple[str, ...], list[Work]] | None = None  # misattributed.py's index of pinned titles
         digest = hashlib.sha256(catalogue.dumps().encode()).hexdigest()[:12]
         self.name = f"literature:{label or store.root.name}@{digest}"
 
@@ -268,6 +272,9 @@ class LiteratureGrounder:
                     "source_type 'publication' (its quotes are checked against the paper either way)",
                     f"{path}.source_type", uses, Fix("replace", f"{path}.source_type", "publication")))
             more, paper = self._source(source, path, uses, subject)
+            wrong = misattributed(self, source, path, cited, more, subject.work, uses)
+            if wrong is not None:  # the title and quotes are another pinned paper's
+                more, paper = wrong, None
             source_findings.extend(more)
             found.extend(source_findings)
             source_ok = not any(f.severity == "error" or f.rule_id == "BEV015" for f in source_findings)
