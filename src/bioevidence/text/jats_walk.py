@@ -15,8 +15,8 @@ from .jats_inline import (
     BACK_TYPES,
     CITATIONS,
     CITED_TITLE,
-    LISTS,
     FN_TYPES,
+    LISTS,
     SKIP,
     TextBuilder,
     local,
@@ -203,7 +203,6 @@ class Walker:
 
     def block(self, el: Any, path: tuple[str, ...], stype: str, part: str, *, only: Any = None) -> None:
         """Emit passages for ``el``'s children in document order."""
-        section = " / ".join(path)
         for child in el:
             if only is not None and child is not only:
                 continue
@@ -279,7 +278,6 @@ class Walker:
 
     def inner(self, el: Any, path: tuple[str, ...], stype: str, part: str, kind: str) -> None:
         """Paragraphs of a box or quote, as passages of ``kind``."""
-        section = " / ".join(path)
         for child in el:
             tag = local(child)
             if tag == "p":
