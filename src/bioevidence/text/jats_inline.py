@@ -152,6 +152,29 @@ class TextBuilder:
             self.child(child, blocks=blocks)
             self.add(child.tail)
 
+    def walk_list(self, el: Any) -> None:
+        """A list read into its paragraph: a space between items and between an item's label,
+        paragraphs and terms (as :meth:`~bioevidence.text.jats_walk.Walker.list` reads an item)."""
+        for item in el:
+            tag = local(item)
+            if tag in LISTS:
+                self.walk_list(item)
+            elif tag in ("list-item", "def-item", "title"):
+                self.separate()
+                if not len(item):
+                    self.add(item.text)
+                for sub in item:
+                    if local(sub) in LISTS:
+                        self.separate()
+                        self.walk_list(sub)
+                    elif local(sub) in ("p", "term", "def", "label"):
+                        self.separate()
+                        self.walk(sub)
+                    else:
+                        self.child(sub, blocks=False)
+                    self.add(sub.tail)
+            self.separate()
+
     def child(self, child: Any, *, blocks: bool) -> None:
         tag = local(child)
         if not tag:
@@ -174,7 +197,7 @@ class TextBuilder:
             return
         if tag in LISTS and self.lists and not blocks:
             self.separate()
-            self.walk(child, blocks=True)
+            self.walk_list(child)
             self.separate()
             return
         if tag in SKIP or (not blocks and tag in _BLOCKS):
