@@ -165,7 +165,7 @@ def test_batch_exit_code_3_when_any_input_is_broken_but_others_still_reported(tm
     result = _run("validate", folder, "--format", "text")
     assert result.exit_code == 3
     assert result.stdout.count("ADMITTED") == 2 and "REJECTED" in result.stdout and "ERROR" in result.stdout
-    assert "5 records: 2 admitted, 1 review required, 1 rejected, 1 input errors" in result.stdout
+    assert "5 records: 2 admitted, 1 review required, 1 rejected, 1 input error" in result.stdout
 
 
 def test_batch_exit_code_2_when_only_reviews(tmp_path: Path) -> None:
@@ -240,5 +240,5 @@ def test_files_from_a_list_or_stdin(tmp_path: Path) -> None:
     result = _run("validate", "--files-from", listing, "--format", "text")
     assert result.exit_code == 2 and "2 records: 1 admitted, 1 review required" in result.stdout
     piped = CliRunner().invoke(cli, ["validate", "--files-from", "-", "--format", "text"], input=f"{a}\n")
-    assert piped.exit_code == 0 and "1 records: 1 admitted" in piped.stdout
+    assert piped.exit_code == 0 and "1 record: 1 admitted" in piped.stdout
     assert _run("validate").exit_code == 3

@@ -213,6 +213,65 @@ def unchecked_publications(record: Record) -> list[Finding]:
                     "$.evidence_items", record["requested_uses"])]
 
 
+#: what a declared release checks, in the words a finding uses, and the option that adds it
+_RELEASES = {"ontologies": ("ontology term", "--ontology"), "genes": ("gene identifier", "--genes")}
+
+
+def _identifiers(record: Record, kind: str, roots: dict[str, Any]) -> list[str]:
+    """The record's identifiers a release of ``kind`` would check: the subject's and object's ids
+    whose ``entity_type`` is a root's kind (or whose prefix is a root's) for ontologies; for genes
+    those of type ``gene`` or prefix ``HGNC``, and each evidence item's ``gene=`` locator value."""
+    from .grounders.common import entities, items, pairs
+
+    if kind == "ontologies":
+        types, prefixes = {str(k) for k in roots}, {str(v).split(":", 1)[0].casefold() for v in roots.values()}
+    else:
+        types, prefixes = {"gene"}, {"hgnc"}
+    out = []
+    for _path, entity in entities(record):
+        value = entity.get("id")
+        if not isinstance(value, str):
+            continue
+        prefix = value.split(":", 1)[0].casefold() if ":" in value else ""
+        if entity.get("entity_type") in types or prefix in prefixes:
+            out.append(value)
+    if kind == "genes":
+        for _index, item in items(record):
+            gene = (pairs(item.get("locator")) or {}).get("gene")
+            if gene:
+                out.append(gene)
+    return list(dict.fromkeys(out))
+
+
+def unchecked_identifiers(record: Record, profile: Profile, grounders: Iterable[Any]) -> list[Finding]:
+    """BEV029: a profile whose ``grounders:`` names ontology or gene releases (``cell-type``), and a
+    record of it validated with no grounder of that kind: its identifiers were not checked (a
+    swapped CL id, a nonexistent HGNC id, an alias label), so it is not admitted as if they had
+    been. One finding per kind, naming the identifiers, the release and how to give it."""
+    section = profile.grounders or {}
+    given = list(grounders)
+    ran = {"ontologies": any(getattr(g, "grounds_terms", False) for g in given),
+           "genes": any(getattr(g, "grounds_genes", False) for g in given)}
+    raw_roots = section.get("term_roots")
+    roots: dict[str, Any] = raw_roots if isinstance(raw_roots, dict) else {}
+    out = []
+    for kind, (words, flag) in _RELEASES.items():
+        releases = section.get(kind)
+        releases = [releases] if isinstance(releases, str) else releases
+        if not releases or ran[kind]:
+            continue
+        ids = _identifiers(record, kind, roots)
+        if not ids:
+            continue
+        names = ", ".join(str(r) for r in releases)
+        what = f"the {words} {ids[0]} was" if len(ids) == 1 else f"{len(ids)} {words}s ({', '.join(ids)}) were"
+        out.append(Finding("BEV029", "review", f"{what} not checked: profile {profile.id!r} names the release "
+                           f"{names} and none was given (run bioevidence sources pull {releases[0]}, then "
+                           f"validate with --profile {profile.id} or {flag} FILE)", "$.statement",
+                           record["requested_uses"]))
+    return out
+
+
 def quote_parts(record: Record, profile: Profile, located: Iterable[Any]) -> list[Finding]:
     """BEV032: a verified quote from a part of the paper the profile's ``quote_parts`` leaves out."""
     allowed = profile.quote_parts

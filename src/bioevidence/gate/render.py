@@ -39,10 +39,45 @@ def counts(results: Sequence[Result]) -> Counter[str]:
     return tally
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 record``, ``2 records``."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
 def totals(results: Sequence[Result]) -> str:
     tally = counts(results)
-    return (f"{len(results)} records: {tally['admitted']} admitted, {tally['review_required']} review required, "
-            f"{tally['rejected']} rejected, {tally['error']} input errors")
+    return (f"{plural(len(results), 'record')}: {tally['admitted']} admitted, {tally['review_required']} review "
+            f"required, {tally['rejected']} rejected, {plural(tally['error'], 'input error')}")
+
+
+#: what a grounder (by its name's prefix) checks, and the option that adds the three a user most
+#: often leaves out; a report names the checks that ran and those that did not
+CHECKED = {"literature": "quotes against pinned papers", "ontology": "ontology terms", "genes": "gene identifiers",
+           "source-bytes": "source bytes", "tables": "table values", "variants": "variant coordinates",
+           "reference": "a reference resource", "semantic-cues": "semantic cues", "direction": "quote direction"}
+UNCHECKED = (("literature", "quotes against pinned papers", "--snapshot-dir"),
+             ("ontology", "ontology terms", "--ontology or the profile's release"),
+             ("genes", "gene identifiers", "--genes or the profile's release"))
+
+
+def checks_line(results: Sequence[Result]) -> str:
+    """``checked: …; not checked: …`` over the batch's reports (the union of the grounders that ran)."""
+    reports = [r.report for r in results if r.report is not None]
+    if not reports:
+        return ""
+    if all(r.grounding_off for r in reports):
+        return "not checked: anything against sources (--no-grounding was asked for)"
+    ran: dict[str, str] = {}
+    for report in reports:
+        for name in report.grounding or ():
+            ran.setdefault(name.split(":", 1)[0], name)
+    checked = [f"{CHECKED.get(kind, kind)} ({name})" if name != kind else CHECKED.get(kind, kind)
+               for kind, name in ran.items() if kind != "source-bytes"]
+    missing = [f"{what} ({flag})" for kind, what, flag in UNCHECKED if kind not in ran]
+    parts = [f"checked: {', '.join(checked)}" if checked else "checked: the record's structure and profile only"]
+    if missing:
+        parts.append(f"not checked: {', '.join(missing)}")
+    return "; ".join(parts)
 
 
 def render_json(results: Sequence[Result]) -> str:
@@ -83,10 +118,17 @@ def describe_fix(fix: Fix, message: str = "") -> str:
     return text
 
 
+#: rules whose every message already says what to do: their remedy is not repeated under it
+INSTRUCTING = frozenset({"BEV029"})
+
+
 def how_to_fix(finding: Finding) -> str:
-    """The finding's exact fix when known, else what its rule says to do (nothing for a note)."""
+    """The finding's exact fix when known, else what its rule says to do (nothing for a note, or
+    for a rule whose message says it)."""
     if finding.fix is not None:
         return describe_fix(finding.fix, finding.message)
+    if finding.rule_id in INSTRUCTING:
+        return ""
     rule = RULES.get(finding.rule_id)
     return rule.remedy if rule is not None and finding.severity != "info" else ""
 
@@ -126,6 +168,8 @@ def render_text(results: Sequence[Result]) -> str:
             for finding in r.report.findings:
                 lines.extend(_finding_lines(finding))
     lines.append(totals(results))
+    if checks_line(results):
+        lines.append(checks_line(results))
     return "\n".join(escape_text(line) for line in lines) + "\n"  # record ids and file names are input
 
 
@@ -167,7 +211,10 @@ def render_markdown(results: Sequence[Result], rules_link: str | None = None) ->
         lines.append(f"| {_code(where(r))} | {record_id} | {r.status} | {uses} | {reasons} |")
         if report.findings:
             detailed.append(r)
-    lines += ["", f"**{totals(results).replace(' records:', ' records**:', 1)}."]
+    head, _, tail = totals(results).partition(":")
+    lines += ["", f"**{head}**:{tail}."]
+    if checks_line(results):
+        lines += ["", f"*{_cell(checks_line(results))}.*"]
     for r in detailed:
         report = r.report
         assert report is not None

@@ -111,8 +111,8 @@ _RULES: tuple[Rule, ...] = (
        "The quote stops mid-sentence just before a negation or restriction (not, no, without, except, only in, "
        "in mice); the rest of the sentence is named."),
     _r("BEV029", "review", "all", "operational", "validator",
-       "Publication evidence was validated with no literature source, so its quotes were not checked against "
-       "their papers."),
+       "Evidence was validated without what checks it: publication quotes with no literature source, or "
+       "identifiers with no release of the ontology or gene list the record's profile names."),
     _r("BEV030", "warning", "all", "fixable", "literature",
        "The quote is in the paper but not where its locator says; the right locator is named (the verdict "
        "does not change)."),
@@ -186,7 +186,8 @@ REMEDIES: dict[str, str] = {
     "BEV027": "A person reads the expression of concern and decides whether the paper can still be cited.",
     "BEV028": "Quote the sentence to its end, or have a person check that the rest does not change the claim.",
     "BEV029": "Pin the cited papers with bioevidence ground and pass --snapshot-dir (or set "
-              "BIOEVIDENCE_STORE); --no-grounding accepts the quotes unchecked.",
+              "BIOEVIDENCE_STORE), and the profile's releases with bioevidence sources pull; --no-grounding "
+              "accepts them unchecked.",
     "BEV030": "Set the locator to the one the message names (the verdict does not change).",
     "BEV031": "Nothing to do: a note of where the quote was found.",
     "BEV032": "Quote the claim from an allowed part of the paper, or a person decides this part can support it.",

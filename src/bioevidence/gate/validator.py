@@ -133,6 +133,8 @@ class Validator:
                                             f"check {check.name} failed: {type(exc).__name__}: {exc}", "$", uses))
             if self.grounding and not self.literature:
                 grounded.extend(checks.unchecked_publications(record))
+            if self.grounding:
+                grounded.extend(checks.unchecked_identifiers(record, profile, self.grounders))
             grounded.extend(checks.quote_parts(record, profile, located))
             findings = checks.contracts(record, profile, verified) + grounded
         decisions = checks.decide(uses, findings)

@@ -62,7 +62,8 @@ def test_text_gives_one_summary_line_per_record_then_each_finding_with_its_fix(
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
     summaries = [line for line in lines if not line.startswith(" ")]
-    assert len(summaries) == len(records) + 1 and summaries[-1].startswith("4 records:")
+    assert len(summaries) == len(records) + 2 and summaries[-2].startswith("4 records:")
+    assert summaries[-1].startswith("checked: quotes against pinned papers (literature:")  # what ran, what did not
     text = result.stdout
     # the warning and the note are shown, marked, on records that are still admitted
     slip = text.split("slip.json", 1)[1].split("\n", 1)[1]
@@ -100,13 +101,17 @@ def test_unchecked_quotes_read_as_plain_sentences_with_the_fix(
     result = _validate(tmp_path, {"slip": records["slip"]}, "--format", fmt)
     assert result.exit_code == 2, result.output
     (line,) = [x for x in result.stdout.splitlines() if re.search(r"BEV029`? at ", x)]
-    fix = result.stdout.split(line, 1)[1].splitlines()[1]
     assert "1 quote was not checked against its paper: no literature source was given" in line
     assert "`bioevidence" not in result.stdout
-    assert "bioevidence ground" in fix and "--snapshot-dir" in fix and "--no-grounding" in fix
+    # the instruction is said once, in the finding's own line (issue 24 item 12), not repeated as a remedy
+    assert "bioevidence ground" in line and "--snapshot-dir" in line and "--no-grounding" in line
+    assert result.stdout.count("bioevidence ground") == 1
 
 
 def test_admitted_records_without_findings_are_one_line(tmp_path: Path) -> None:
     result = _validate(tmp_path, {"ok": record()}, "--format", "text")
     assert result.exit_code == 0
-    assert result.stdout.splitlines()[0].startswith("ADMITTED") and len(result.stdout.splitlines()) == 2
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("ADMITTED") and len(lines) == 3  # the record, the totals, what was checked
+    assert lines[1] == "1 record: 1 admitted, 0 review required, 0 rejected, 0 input errors"
+    assert lines[2].startswith("checked: the record's structure and profile only; not checked: ")

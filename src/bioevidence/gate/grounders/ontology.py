@@ -33,6 +33,8 @@ def _prefix(curie: str) -> str:
 class OntologyGrounder:
     """Ground ontology terms against one or more loaded OBO releases."""
 
+    grounds_terms = True  # the validator's BEV029 check of unchecked identifiers reads it
+
     def __init__(self, ontologies: Sequence[Ontology], roots: Mapping[str, str] | None = None) -> None:
         if not ontologies:
             from ...errors import ConfigurationError
