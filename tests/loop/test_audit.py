@@ -193,6 +193,15 @@ def test_audit_sample_and_score_at_the_command_line(tmp_path: Path) -> None:
                                       "--labels", str(labels)])
     assert scored.exit_code == 0, scored.stderr
     assert "| admitted | 240 | 29 | 0 |" in scored.stdout and "below 9.8" in scored.stdout
+    # 0.8.0's spellings (docs/migrating.md): --annotations is --labels; --profile-id is accepted, --split is not
+    old_name = CliRunner().invoke(cli, ["review", "audit-score", "--manifest", str(out / "audit_manifest.json"),
+                                        "--annotations", str(labels)])
+    assert old_name.exit_code == 0 and old_name.stdout == scored.stdout
+    with_id = CliRunner().invoke(cli, [*args[:-1], str(tmp_path / "audit2"), "--profile-id", "literature-claim"])
+    assert with_id.exit_code == 0 and "--profile-id is not needed" in with_id.stderr
+    assert (tmp_path / "audit2" / "audit_sheet.csv").read_bytes() == (out / "audit_sheet.csv").read_bytes()
+    split = CliRunner().invoke(cli, [*args[:-1], str(tmp_path / "audit3"), "--split", "test"])
+    assert split.exit_code == 3 and "--split is 0.8.0's" in split.stderr and not (tmp_path / "audit3").exists()
 
 
 def test_agreement_at_the_command_line(tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ COMMANDS: dict[str, str] = {
     "serve": "web:serve",
     "stance": "meaning:stance",
     "users": "web:users",
+    "generate-schema": "compat:generate_schema",  # 0.8.0's name (docs/migrating.md)
 }
 
 EXIT_USAGE = 3
@@ -65,6 +66,26 @@ class LazyGroup(click.Group):
             raise
         command = getattr(module, attr, None)
         return command if isinstance(command, click.Command) else None
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
+                                                                            list[str]]:
+        name = args[0] if args else ""
+        if args and not name.startswith("-") and self.get_command(ctx, name) is None:
+            from .compat import stand_ins
+
+            stand_in = stand_ins().get(name)
+            if stand_in is not None:
+                return name, stand_in, args[1:]
+            ctx.fail(f"No such command {name!r}{did_you_mean(name, self.list_commands(ctx))}")
+        return super().resolve_command(ctx, args)
+
+
+def did_you_mean(name: str, choices: list[str]) -> str:
+    """``; did you mean validate?`` for the closest of ``choices`` (or nothing when none is close)."""
+    import difflib
+
+    close = difflib.get_close_matches(name, choices, n=2, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 class EntryGroup(LazyGroup):
@@ -109,11 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.UsageError as exc:
-        # click.UsageError also covers BadParameter/NoSuchOption; exit 3, never 2 (2 means "review").
-        # One line, the hint inside it: a pipeline reading stderr gets one JSON object per error.
-        hint = f"; see {exc.ctx.command_path} --help" if exc.ctx is not None else ""
-        emit_error(click.UsageError(exc.format_message().rstrip(".") + hint))
-        return EXIT_USAGE
+        if not _is_bare_group(exc):
+            return _usage_error(exc)
+        assert exc.ctx is not None
+        click.echo(exc.ctx.get_help())  # a group with no command: its help, on stdout, exit 0 (click's way)
+        return 0
     except click.Abort:
         click.echo("Aborted.", err=True)
         return EXIT_USAGE
@@ -140,3 +161,19 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:  # pragma: no cover - console script shim
     sys.exit(main())
+
+
+def _is_bare_group(exc: click.UsageError) -> bool:
+    """Whether ``exc`` is click's "no subcommand given" (``bioevidence``, ``bioevidence sources``);
+    click before 8.2 prints the help and exits 0 itself."""
+    no_args = getattr(click.exceptions, "NoArgsIsHelpError", None)
+    return no_args is not None and isinstance(exc, no_args) and exc.ctx is not None
+
+
+def _usage_error(exc: click.UsageError) -> int:
+    # click.UsageError also covers BadParameter/NoSuchOption; exit 3, never 2 (2 means "review").
+    # One line, the hint inside it: a pipeline reading stderr gets one JSON object per error.
+    hint = f"; see {exc.ctx.command_path} --help" if exc.ctx is not None else ""
+    emit_error(click.UsageError(exc.format_message().rstrip(".") + hint))
+    return EXIT_USAGE
+

@@ -136,11 +136,14 @@ def _build_grounders(profile: Any, options: dict[str, Any], chosen: Any = None) 
 @click.option("--no-grounding", is_flag=True,
               help="Check no quote against its paper, as bioai-evidence-validator 0.8.0 without --snapshot-dir "
                    "(otherwise such evidence goes to review, BEV029); the report records it.")
+@click.option("--schema", "linkml", hidden=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="0.8.0's: accepted when it is the packaged LinkML schema (docs/migrating.md).")
+@click.option("--annotate-eco", is_flag=True, hidden=True, help="0.8.0's: not provided (docs/migrating.md).")
 @scheduler_option
 @_grounding_options
 def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None, fmt: str | None, output: Path | None,
-             workers: int | None, workspace: Path | None, no_grounding: bool, scheduler: str | None,
-             **grounding: Any) -> None:
+             workers: int | None, workspace: Path | None, no_grounding: bool, linkml: Path | None,
+             annotate_eco: bool, scheduler: str | None, **grounding: Any) -> None:
     """Validate evidence records and decide each requested use.
 
     PATHS are record files (.json, .yaml, .yml), JSONL files of one record per line, or folders
@@ -168,7 +171,12 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
     from ..gate.validator import Validator
     from ..io import atomic_write_text, refuse_output
     from ..resources import schema_file
+    from .compat import check_schema_option
 
+    check_schema_option(linkml)
+    if annotate_eco:
+        raise ConfigurationError("--annotate-eco is 0.8.0's: bioevidence does not rewrite evidence codes; "
+                                 "drop it (docs/migrating.md)")
     listed = [Path(line.strip()) for line in files_from if line.strip()] if files_from is not None else []
     if not paths and files_from is None:
         raise click.UsageError("give record PATHS or --files-from LIST")
@@ -178,7 +186,7 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
     profile = load_profile(profile_name) if profile_name else None
     chosen = _grounder_options(profile, grounding, grounding=not no_grounding)
     if output is not None:
-        reads: list[Path] = [*files, schema_file("bioevidence_core.schema.json")]
+        reads: list[Path] = [*files, schema_file("bioevidence_core.schema.json"), *([linkml] if linkml else [])]
         if files_from is not None and Path(getattr(files_from, "name", "-")).is_file():
             reads.append(Path(files_from.name))
         if profile_name:

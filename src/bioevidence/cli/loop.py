@@ -118,6 +118,15 @@ def review() -> None:
     """
 
 
+def _add_stand_ins() -> None:
+    from .compat import stand_ins
+
+    for command in stand_ins("review").values():  # 0.8.0's review check, score, … (docs/migrating.md)
+        review.add_command(command)
+
+
+_add_stand_ins()
+
 _queue_option = click.option("--queue", "queue_path", type=click.Path(dir_okay=False, path_type=Path),
                              default=DEFAULT_QUEUE, show_default=True, help="The review queue (a SQLite file).")
 
@@ -381,8 +390,11 @@ def review_predictions(method: str, report_files: tuple[Path, ...], queue_path: 
 @click.option("--seed", type=int, required=True, help="Random seed (same seed, same sample).")
 @click.option("--output-dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Folder for audit_sheet.csv (for auditors) and audit_manifest.json (kept from them).")
+@click.option("--profile-id", hidden=True, help="0.8.0's: accepted, not needed (the predictions name the profile).")
+@click.option("--split", hidden=True, help="0.8.0's: filter the predictions CSV instead (docs/migrating.md).")
 def review_audit_sample(predictions: Path, method: str | None, use: str | None, size: int | None,
-                        target: float | None, confidence: float, controls: int, seed: int, output_dir: Path) -> None:
+                        target: float | None, confidence: float, controls: int, seed: int, output_dir: Path,
+                        profile_id: str | None, split: str | None) -> None:
     """Draw a seeded, blinded audit sample of admitted records (plus controls from other routes).
 
     \b
@@ -392,6 +404,12 @@ def review_audit_sample(predictions: Path, method: str | None, use: str | None, 
     """
     from ..io import atomic_write_text
     from ..loop.audit import LABEL_COLUMNS, PREDICTION_COLUMNS, SHEET_COLUMNS, audit_sample, write_csv
+
+    if split is not None:
+        raise ConfigurationError("--split is 0.8.0's: keep only that split's rows in the --predictions CSV "
+                                 "(its subset column) and drop --split (docs/migrating.md)")
+    if profile_id is not None:
+        click.echo("note: --profile-id is not needed here (each prediction row carries its profile_sha256)", err=True)
 
     sheet_path, manifest_path = output_dir / "audit_sheet.csv", output_dir / "audit_manifest.json"
     for path in (sheet_path, manifest_path):
@@ -410,7 +428,7 @@ def review_audit_sample(predictions: Path, method: str | None, use: str | None, 
 
 @review.command("audit-score")
 @click.option("--manifest", "manifest_path", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--labels", required=True, type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--labels", "--annotations", "labels", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The filled-in audit sheet (one row per auditor and record): reviewer_id, admission_label "
                    "(admitted, review_required, rejected), mapping_label (correct, incorrect, uncertain), rationale, "
                    "minutes_spent.")
@@ -418,8 +436,10 @@ def review_audit_sample(predictions: Path, method: str | None, use: str | None, 
               help="Default: the manifest's.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--adjudications", hidden=True, help="0.8.0's: not supported (docs/migrating.md).")
+@click.option("--min-reviewers", hidden=True, help="0.8.0's: not supported (docs/migrating.md).")
 def review_audit_score(manifest_path: Path, labels: Path, confidence: float | None, fmt: str,
-                       output: Path | None) -> None:
+                       output: Path | None, adjudications: str | None, min_reviewers: str | None) -> None:
     """Per-route error rates with Wilson intervals and exact one-sided upper bounds.
 
     \b
@@ -428,6 +448,11 @@ def review_audit_score(manifest_path: Path, labels: Path, confidence: float | No
     """
     from ..io import parse_json, read_limited
     from ..loop.audit import LABEL_COLUMNS, SHEET_COLUMNS, audit_score, render_audit
+
+    for flag, value in (("--adjudications", adjudications), ("--min-reviewers", min_reviewers)):
+        if value is not None:
+            raise ConfigurationError(f"{flag} is 0.8.0's: here every auditor's row of --labels counts and "
+                                     f"disagreements are reported, not adjudicated; drop {flag} (docs/migrating.md)")
 
     manifest = parse_json(read_limited(manifest_path), file=str(manifest_path))
     if not isinstance(manifest, dict):
@@ -444,7 +469,9 @@ def review_audit_score(manifest_path: Path, labels: Path, confidence: float | No
               "mapping_label).")
 @click.option("--unit", "unit_columns", default="case_id,requested_use", show_default=True,
               help="Comma-separated columns that identify one rated unit.")
-def review_agreement(annotations: Path, columns: tuple[str, ...], unit_columns: str) -> None:
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the JSON here (atomically) instead of stdout.")
+def review_agreement(annotations: Path, columns: tuple[str, ...], unit_columns: str, output: Path | None) -> None:
     """Inter-reviewer agreement: percent, Cohen's kappa (two reviewers), Krippendorff's alpha (nominal).
 
     \b
@@ -461,4 +488,4 @@ def review_agreement(annotations: Path, columns: tuple[str, ...], unit_columns: 
     wanted = columns or ("admission_label", "mapping_label")
     rows = read_csv(data, file=str(annotations), required=("reviewer_id", *unit, *wanted),
                     optional=tuple(c for c in header if c not in {"reviewer_id", *unit, *wanted}))
-    click.echo(json.dumps(agreement(rows, wanted, unit=unit), indent=2))
+    _emit(json.dumps(agreement(rows, wanted, unit=unit), indent=2) + "\n", output, [annotations])

@@ -143,6 +143,16 @@ class Work:
         )
 
 
+def catalogue_path(path: Path | str) -> Path:
+    """The catalogue file ``path`` names: an existing file or a ``.json`` name is the file itself;
+    anything else is a snapshot folder (existing or not: ``--snapshot-dir new/`` that pins nothing
+    still makes ``new/`` a folder), whose catalogue is ``<folder>/literature.json``."""
+    path = Path(path)
+    if path.is_file() or (path.suffix.casefold() == ".json" and not path.is_dir()):
+        return path
+    return path / CATALOGUE_NAME
+
+
 class Catalogue:
     """The works of one snapshot folder, looked up by any of their identifiers."""
 
@@ -157,9 +167,7 @@ class Catalogue:
     @classmethod
     def load(cls, path: Path | str) -> Catalogue:
         """Read a catalogue file (or ``<folder>/literature.json``); a missing file is an empty one."""
-        path = Path(path)
-        if path.is_dir():
-            path = path / CATALOGUE_NAME
+        path = catalogue_path(path)
         if not path.exists():
             return cls()
         return cls.from_bytes(read_limited(path), file=str(path))
@@ -186,10 +194,9 @@ class Catalogue:
         return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     def save(self, path: Path | str) -> Path:
-        """Write atomically (temporary file + rename); a folder means ``<folder>/literature.json``."""
-        path = Path(path)
-        if path.is_dir():
-            path = path / CATALOGUE_NAME
+        """Write atomically (temporary file + rename) to :func:`catalogue_path` (a folder, made when
+        missing, means ``<folder>/literature.json``)."""
+        path = catalogue_path(path)
         atomic_write_text(path, self.dumps())
         return path
 
