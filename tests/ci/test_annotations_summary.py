@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import shutil
 from pathlib import Path
 
@@ -77,3 +78,15 @@ def test_a_summary_too_large_for_github_drops_admitted_rows_then_findings_then_r
     cut = render_summary(results, locator, max_bytes=len(no_details.encode("utf-8")) - 1)
     assert len(cut.encode("utf-8")) < len(no_details.encode("utf-8"))
     assert "Rows cut to fit" in cut and cut.startswith("## bioevidence gate: ❌ failed")
+
+
+def test_each_annotation_carries_its_fix_as_an_instruction(tmp_path: Path) -> None:
+    """Issue 24 item 12: the annotation on the failing line says what to do, not only SARIF properties."""
+    shutil.copytree(FIXTURES, tmp_path / "records")
+    results = run(list(iter_jobs([tmp_path / "records"])), Validator())
+    lines = list(annotation_lines(results, Locator(base=tmp_path)))
+    findings = [f for r in results if r.report is not None for f in r.report.findings]
+    assert [("%0Afix: " in line) for line in lines[1:]] == [f.fix is not None for f in findings]
+    schema = next(line for line in lines if "title=SCHEMA" in line)
+    message, fix = schema.split("::", 2)[2].split("%0Afix: ")
+    assert re.match(r"set the [a-z ]+ to one of: \"", fix) and fix not in message, fix

@@ -141,6 +141,8 @@ def test_with_the_releases_the_checks_line_names_them_and_the_swap_is_rejected(
     assert result.exit_code == 1, result.output
     assert "BEV029" not in result.stdout
     assert "'T cell' is the name of CL:0000084" in result.stdout
+    # item 12: the fix reads as an instruction, its detail after it, as revise() feedback says it
+    assert "\n          fix: set the label to \"B cell\" (or cite CL:0000084 if 'T cell' was meant)\n" in result.stdout
     assert result.stdout.splitlines()[-1] == (
         "checked: ontology terms (ontology:CL@2026-06-08), gene identifiers (genes:HGNC@2026-09-30); "
         "not checked: quotes against pinned papers (--snapshot-dir)")

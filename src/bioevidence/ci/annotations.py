@@ -2,16 +2,17 @@
 
 One line per finding: ``::error file=records/a.json,line=12,title=BEV017::message`` for
 findings of severity ``error`` and ``::warning`` for ``review`` findings, at the line of the
-field the finding names. A file that could not be read gets one ``::error`` titled
-``input error`` at the line its parser named. Values are escaped as the runner expects
-(``%``, CR and LF in messages; also ``:`` and ``,`` in properties).
-"""
+field the finding names, its exact fix, when known, on a second line (as the text report writes
+it). A file that could not be read gets one ``::error`` titled ``input error`` at the line its
+parser named. Values are escaped as the runner expects (``%``, CR and LF in messages; also ``:``
+and ``,`` in properties)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
 from ..gate.batch import Result
+from ..gate.render import how_to_fix
 from .lines import Locator, error_line
 
 LEVELS = {"error": "error", "review": "warning", "warning": "warning", "info": "notice"}
@@ -56,5 +57,7 @@ def annotation_lines(results: Sequence[Result], locator: Locator | None = None) 
         for finding in report.findings:
             blocks = f"; blocks {', '.join(finding.blocking_uses)}" if finding.blocking_uses else ""
             message = f"{finding.message} [{finding.field_path}{blocks}]{record}"
+            if finding.fix is not None:  # the exact fix (what SARIF carries as a property), as an instruction
+                message += f"\nfix: {how_to_fix(finding)}"
             yield command(LEVELS.get(finding.severity, "warning"), message, file=shown,
                           line=locator.line(r.file, finding.field_path, r.line), title=finding.rule_id)

@@ -9,6 +9,8 @@ and ``PATH_CHARS`` (300) characters: the backstop behind every check quoting inp
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,3 +91,50 @@ class Finding:
             blocking_uses=list(data.get("blocking_uses") or []),
             fix=Fix(**fix) if isinstance(fix, dict) else None,
         )
+
+
+#: a fix's field, in the words of a sentence ("set the label to …")
+FIELD_NAMES = {"extracted_text": "quote", "id": "id", "label": "label", "locator": "locator", "sha256": "sha256",
+               "title": "title", "scope": "scope", "uri": "uri", "source_artifact_id": "source",
+               "statement_status": "status", "profile_id": "profile_id", "requested_uses": "requested uses"}
+
+
+def _place(path: str) -> str:
+    """The path up to its last field ("$.evidence_items[0]" for "$.evidence_items[0].scope")."""
+    return path.rsplit(".", 1)[0] if re.search(r"\.[a-z_]+(\[\d+\])?$", path) else path
+
+
+def _plain(value: Any) -> str:
+    return ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+
+
+def fix_sentence(fix: Fix, finding_path: str, message: str = "", *, place: Callable[[str], str] | None = None,
+                 value: Callable[[Any], str] = _plain) -> str:
+    """A fix as one instruction, the same in text and Markdown reports, GitHub annotations and
+    ``revise()`` feedback: "set the label to monocyte (use the term's name)".
+
+    The field is named as a reader says it; where the fix is at another place than the finding,
+    ``place(fix_path)`` says which (" of evidence 2 (#p4)"; default " at <path>"). The detail follows
+    in parentheses, unless ``message`` already says it (each line says it once). ``value`` writes a
+    value (bounded for a report; whole for a model that must copy a quote)."""
+    name = re.sub(r"\[\d+\]$", "", fix.field_path.rsplit(".", 1)[-1])
+    name = FIELD_NAMES.get(name, name.replace("_", " "))
+    fix_place = _place(fix.field_path)
+    if fix_place not in (_place(finding_path), finding_path) and fix_place != "$":
+        name += place(fix.field_path) if place is not None else f" at {fix.field_path}"
+    said = fix.detail.rstrip(".") if fix.detail else ""
+    detail = f" ({said})" if said and said not in message else ""
+    if fix.action == "replace":
+        return f"set the {name} to {value(fix.value)}{detail}"
+    if fix.action == "requote":
+        quote = value(fix.value)
+        return f"quote the passage verbatim: {chr(34) + quote + chr(34) if value is _plain else quote}{detail}"
+    if fix.action == "remove":
+        return f"remove the {name}{detail}"
+    if fix.action == "add":
+        return f"add {value(fix.value)} to the {name}{detail}" if fix.value is not None else f"add the {name}{detail}"
+    if fix.action == "choose":
+        values = fix.value if isinstance(fix.value, list) else [fix.value]
+        return f"set the {name} to one of: {', '.join(value(v) for v in values)}{detail}"
+    return f"{fix.action} the {name}" + (f": {value(fix.value)}" if fix.value is not None else "") + detail
+

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from ..errors import escape_text, excerpt
 from .batch import Result
-from .findings import Finding, Fix
+from .findings import Finding, Fix, fix_sentence
 from .rules import RULES
 
 RULES_DOC = "docs/rules.md"
@@ -98,24 +98,10 @@ def _value(value: object) -> str:
     return excerpt(value, VALUE_CHARS)
 
 
-def describe_fix(fix: Fix, message: str = "") -> str:
-    """One plain sentence for a finding's machine-readable fix (its detail left out when the finding's
-    ``message`` already says it)."""
-    if fix.action == "choose":
-        text = f"set {fix.field_path} to one of: {_value(fix.value)}"
-    elif fix.action == "replace":
-        text = f"set {fix.field_path} to {_value(fix.value)}"
-    elif fix.action == "add":
-        text = f"add to {fix.field_path}: {_value(fix.value)}" if fix.value is not None else f"add {fix.field_path}"
-    elif fix.action == "remove":
-        text = f"remove {fix.field_path}"
-    elif fix.action == "requote":
-        text = f"replace the quote at {fix.field_path} with the paper's words {_value(fix.value)}"
-    else:
-        text = f"{fix.action} {fix.field_path}" + (f": {_value(fix.value)}" if fix.value is not None else "")
-    if fix.detail and fix.detail.rstrip(".") not in message:
-        return f"{fix.detail.rstrip('.')} ({text})"
-    return text
+def describe_fix(fix: Fix, message: str = "", finding_path: str | None = None) -> str:
+    """A finding's machine-readable fix as one instruction (:func:`~.findings.fix_sentence`; values
+    bounded for a report, its detail left out when the finding's ``message`` already says it)."""
+    return fix_sentence(fix, finding_path or fix.field_path, message, value=_value)
 
 
 #: rules whose every message already says what to do: their remedy is not repeated under it
@@ -126,7 +112,7 @@ def how_to_fix(finding: Finding) -> str:
     """The finding's exact fix when known, else what its rule says to do (nothing for a note, or
     for a rule whose message says it)."""
     if finding.fix is not None:
-        return describe_fix(finding.fix, finding.message)
+        return describe_fix(finding.fix, finding.message, finding.field_path)
     if finding.rule_id in INSTRUCTING:
         return ""
     rule = RULES.get(finding.rule_id)

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ConfigurationError, InputError
-from ..gate.findings import Finding, Fix
+from ..gate.findings import Finding, fix_sentence
 from ..gate.report import Report
 from ..gate.rules import RULES
 
@@ -158,42 +158,6 @@ def where(record: Any, path: str) -> str:
     return rest.replace("_", " ") if rest else "record"
 
 
-_FIELD_NAMES = {"extracted_text": "quote", "id": "id", "label": "label", "locator": "locator", "sha256": "sha256",
-                "title": "title", "scope": "scope", "uri": "uri", "source_artifact_id": "source",
-                "statement_status": "status", "profile_id": "profile_id", "requested_uses": "requested uses"}
-
-
-def _place(path: str) -> str:
-    """The path up to its last field ("$.evidence_items[0]" for "$.evidence_items[0].scope")."""
-    return path.rsplit(".", 1)[0] if re.search(r"\.[a-z_]+(\[\d+\])?$", path) else path
-
-
-def _fix_text(fix: Fix, record: Any, finding_path: str) -> str:
-    name = re.sub(r"\[\d+\]$", "", fix.field_path.rsplit(".", 1)[-1])
-    name = _FIELD_NAMES.get(name, name.replace("_", " "))
-    if _place(fix.field_path) not in (_place(finding_path), finding_path) and _place(fix.field_path) != "$":
-        name += f" of {where(record, fix.field_path)}"
-    detail = f" ({fix.detail})" if fix.detail else ""
-    if fix.action == "replace":
-        return f"set the {name} to {_value(fix.value)}{detail}"
-    if fix.action == "requote":
-        return f"quote the passage verbatim: \"{fix.value}\"{detail}"
-    if fix.action == "remove":
-        return f"remove it{detail}"
-    if fix.action == "add":
-        return f"add {_value(fix.value)}{detail}" if fix.value is not None else f"add it{detail}"
-    if fix.action == "choose":
-        values = fix.value if isinstance(fix.value, list) else [fix.value]
-        return f"choose one of: {', '.join(str(v) for v in values)}{detail}"
-    return f"{fix.action} {_value(fix.value)}{detail}".strip()
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
-    return str(value)
-
-
 def feedback_lines(record: Any, report: Report) -> list[str]:
     """One line per fixable finding (de-duplicated): location, message, and the fix when known.
 
@@ -204,7 +168,8 @@ def feedback_lines(record: Any, report: Report) -> list[str]:
             continue
         line = f"{where(record, f.field_path)}: {f.message}"
         if f.fix is not None:
-            line += f" -- fix: {_fix_text(f.fix, record, f.field_path)}"
+            fix = fix_sentence(f.fix, f.field_path, f.message, place=lambda p: f" of {where(record, p)}")
+            line += f" -- fix: {fix}"
         lines.append(line)
     return list(dict.fromkeys(lines))
 

@@ -73,12 +73,12 @@ def test_text_gives_one_summary_line_per_record_then_each_finding_with_its_fix(
     # the misquote says what the paper says and how to fix it
     misquote = re.search(r"^  error   BEV017 at (\S+): (.+)\n\s+fix: (.+)$", text, re.M)
     assert misquote is not None and "never" in misquote.group(2)
-    assert misquote.group(3).startswith("replace the quote at") and misquote.group(2) not in misquote.group(3)
+    assert misquote.group(3).startswith('quote the passage verbatim: "') and misquote.group(2) not in misquote.group(3)
     # a schema error names the allowed values and the fix, not a bare [SCHEMA]
     schema = re.search(r"^  error   SCHEMA at \$\.source_artifacts\[0\]\.source_type: (.+)\n\s+fix: (.+)$", text,
                        re.M)
     assert schema is not None and "publication" in schema.group(1) and "other candidates" not in schema.group(1)
-    assert "one of:" in schema.group(2) and "publication" in schema.group(2)
+    assert schema.group(2).startswith("set the source type to one of: ") and "publication" in schema.group(2)
 
 
 def test_markdown_lists_every_finding_with_message_and_fix_and_links_nothing_relative(
