@@ -90,7 +90,7 @@ class BioevidenceError(Exception):
     def to_json(self) -> dict[str, Any]:
         """The one-line JSON error object written to stderr by the CLI."""
         out: dict[str, Any] = {"error": self.kind, "message": self.message}
-        out.update({k: str(v) for k, v in self.context.items()})
+        out.update({k: v if type(v) is int else str(v) for k, v in self.context.items()})  # line: a number
         return out
 
 

@@ -54,7 +54,7 @@ def test_a_batch_with_a_bad_line_writes_every_report_and_the_error_in_its_place(
     result = run("validate", "batch.jsonl", "-o", out, cwd=tmp_path)
     assert result.returncode == 3
     (line,) = result.stderr.splitlines()
-    assert json.loads(line)["line"] == "2"
+    assert json.loads(line)["line"] == 2  # a number, as in the reports (issue 24 item 13)
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert [(r["line"], r.get("overall_status"), r.get("error")) for r in rows] == [
         (1, "admitted", None), (2, None, "input_error"), (3, "admitted", None)]

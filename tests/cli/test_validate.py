@@ -154,8 +154,8 @@ def test_batch_over_folders_and_jsonl_reports_file_and_line_in_input_order(tmp_p
     assert result.exit_code == 1  # a rejected record, no input error
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [(Path(r["file"]).name, r["line"], r["overall_status"]) for r in rows] == [
-        ("a.json", None, "admitted"), ("c.jsonl", 1, "admitted"), ("c.jsonl", 3, "rejected"),
-        ("b.json", None, "review_required"),
+        ("a.json", 1, "admitted"), ("c.jsonl", 1, "admitted"), ("c.jsonl", 3, "rejected"),
+        ("b.json", 1, "review_required"),
     ]
 
 

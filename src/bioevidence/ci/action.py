@@ -138,7 +138,7 @@ def _outside_error(name: str, cwd: Path) -> Result | None:
         confine(cwd / name, cwd)
     except InputError as exc:
         error = InputError(exc.message, file=name)
-        text = json.dumps({"file": name, "line": None, "error": error.kind, "message": error.message},
+        text = json.dumps({"file": name, "line": 1, "error": error.kind, "message": error.message},
                           ensure_ascii=False, separators=(",", ":"))
         return Result(name, None, "error", text, error)
     return None
@@ -192,7 +192,7 @@ def build_drafts(drafts: Sequence[str], folder: Path, cwd: Path,
             built[str(target)] = draft
             continue
         error = InputError(f"draft does not build: {_error_message(done.stderr)}", file=draft)
-        text = json.dumps({"file": draft, "line": None, "error": error.kind, "message": error.message},
+        text = json.dumps({"file": draft, "line": 1, "error": error.kind, "message": error.message},
                           ensure_ascii=False, separators=(",", ":"))
         failed.append(Result(draft, None, "error", text, error))
     return built, failed
@@ -205,7 +205,9 @@ def read_report(path: Path) -> list[Result]:
         if not raw.strip():
             continue
         data = json.loads(raw)
-        file, line = str(data.get("file")), data.get("line")
+        file = str(data.get("file"))
+        # a result's line is its JSONL line; a whole file's report says line 1 (or its parser's line)
+        line = data.get("line") if file.casefold().endswith(".jsonl") else None
         if "error" in data:
             error = InputError(str(data.get("message", "")), file=file, line=line)
             out.append(Result(file, line, "error", raw, error))

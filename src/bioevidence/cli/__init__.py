@@ -116,8 +116,9 @@ def cli() -> None:
 
 def emit_error(exc: BioevidenceError | Exception, **extra: Any) -> None:
     """One JSON line on stderr, no traceback."""
-    payload = exc.to_json() if isinstance(exc, BioevidenceError) else {"error": "usage_error", "message": str(exc)}
-    payload.update({k: str(v) for k, v in extra.items() if v is not None})
+    payload: dict[str, Any] = (exc.to_json() if isinstance(exc, BioevidenceError)
+                               else {"error": "usage_error", "message": str(exc)})
+    payload.update({k: v if type(v) is int else str(v) for k, v in extra.items() if v is not None})
     click.echo(json.dumps(payload, ensure_ascii=False), err=True)
 
 

@@ -126,7 +126,8 @@ def _build_grounders(profile: Any, options: dict[str, Any], chosen: Any = None) 
 @click.option("--profile", "profile_name", metavar="NAME|FILE",
               help="Profile for every record (built-in name or YAML path). Default: each record's profile_id.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS),
-              help="Output format. Default: json for one record, jsonl for several.")
+              help="Output format. Default: json for one record file; jsonl (file, line) for a folder, a "
+                   "JSONL file or several files.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the output here (atomically) instead of stdout.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: all cores for large batches).")
@@ -212,8 +213,9 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
     for r in results:
         if r.error is not None:
             emit_error(r.error, file=r.file, line=r.line)
-    if fmt is None:
-        fmt = "json" if len(jobs) == 1 else "jsonl"
+    if fmt is None:  # one JSON report for one record file named as such; JSONL (file, line) for any batch
+        single = files_from is None and len(paths) == 1 and paths[0].is_file() and paths[0].suffix != ".jsonl"
+        fmt = "json" if single and len(jobs) == 1 else "jsonl"
     if fmt == "json" and len(results) == 1 and results[0].status == "error":
         text = ""  # one unreadable record: the error line on stderr is the whole answer
     elif fmt == "sarif":

@@ -54,16 +54,25 @@ class Result:
         return (Result, (self.file, self.line, self.status, self.text, self.error))
 
 
+def shown_line(job: Job, exc: InputError | None = None) -> int:
+    """The ``line`` an output names, always a number: the JSONL line, else the line a parser named
+    in a whole file's error, else 1 (a whole file's record starts on its first line)."""
+    if job.line is not None:
+        return job.line
+    return exc.line if exc is not None and isinstance(exc.line, int) and exc.line > 0 else 1
+
+
 def process(validator: Validator, job: Job) -> Result:
     """Parse and validate one job; an input error becomes an error result, never an exception."""
     try:
         record, floats = job.parse()
         report = validator.validate(record, floats=floats)
     except InputError as exc:
-        error = InputError(exc.message, file=job.file, line=job.line)
-        text = dumps_line({"file": job.file, "line": job.line, "error": error.kind, "message": error.message})
+        line = shown_line(job, exc)
+        error = InputError(exc.message, file=job.file, line=line)
+        text = dumps_line({"file": job.file, "line": line, "error": error.kind, "message": error.message})
         return Result(job.file, job.line, "error", text, error)
-    located = {"file": job.file, "line": job.line}
+    located = {"file": job.file, "line": shown_line(job)}
     located.update(report.to_dict())
     return Result(job.file, job.line, report.overall_status, dumps_line(located), None, report)
 
@@ -74,8 +83,8 @@ def _validate_batch(validator: Validator, jobs: Sequence[Job]) -> list[Result]:
 
 
 def _failed(job: Job, message: str) -> Result:
-    error = ClusterError(message, file=job.file, line=job.line)
-    text = dumps_line({"file": job.file, "line": job.line, "error": error.kind, "message": message})
+    error = ClusterError(message, file=job.file, line=shown_line(job))
+    text = dumps_line({"file": job.file, "line": shown_line(job), "error": error.kind, "message": message})
     return Result(job.file, job.line, "error", text, error)
 
 
