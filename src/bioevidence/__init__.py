@@ -35,6 +35,7 @@ _LAZY: dict[str, str] = {
     "revise": "bioevidence.loop.revise",
     "arevise": "bioevidence.loop.revise",
     "Attempt": "bioevidence.loop.revise",
+    "Feedback": "bioevidence.loop.revise",
     "build_record": "bioevidence.loop.draft",
     "load_draft": "bioevidence.loop.draft",
     "draft_json_schema": "bioevidence.loop.draft",
@@ -57,6 +58,7 @@ _LAZY: dict[str, str] = {
     "Validator": "bioevidence.gate.validator",
     "load_profile": "bioevidence.gate.profiles",
     "validate": "bioevidence.gate.validator",
+    "load_record": "bioevidence.gate.inputs",
     "stance": "bioevidence.meaning.labels",
     "StanceLabel": "bioevidence.meaning.labels",
 }
@@ -70,6 +72,7 @@ __all__ = [
     "ClusterError",
     "ConfigurationError",
     "DraftBuilder",
+    "Feedback",
     "Finding",
     "Fix",
     "GateSpec",
@@ -100,6 +103,7 @@ __all__ = [
     "draft_json_schema",
     "load_draft",
     "load_profile",
+    "load_record",
     "parse_identifier",
     "release_path",
     "revise",
@@ -127,6 +131,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .gate.findings import Finding, Fix
     from .gate.grounders.config import GrounderOptions, build_grounders
     from .gate.grounding import Grounder, Grounding
+    from .gate.inputs import load_record
     from .gate.profiles import Profile, load_profile
     from .gate.report import Report
     from .gate.spec import GateSpec
@@ -135,7 +140,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .loop.draft import DraftBuilder, build_record, draft_json_schema, load_draft
     from .loop.llm import LLM, OpenAITransport
     from .loop.queue import ReviewQueue
-    from .loop.revise import Attempt, arevise, revise
+    from .loop.revise import Attempt, Feedback, arevise, revise
     from .loop.stats import sample_size, upper_bound
     from .meaning.labels import StanceLabel, stance
     from .sources.catalogue import Catalogue, Work

@@ -88,3 +88,20 @@ def read_jobs(path: Path, *, workspace: Path | None = None) -> Iterator[Job]:
 def iter_jobs(paths: Iterable[str | Path], *, workspace: Path | None = None) -> Iterator[Job]:
     for path in expand(paths):
         yield from read_jobs(path, workspace=workspace)
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """One record from a ``.json``, ``.yaml`` or ``.yml`` file, read as strictly as ``validate``
+    reads it (size cap, duplicate keys, NaN and bad UTF-8 refused); ``InputError`` naming the file
+    and line when it is not one record. A ``.jsonl`` file holds many: use :func:`iter_jobs`."""
+    path = Path(path)
+    if path.suffix.lower() == ".jsonl":
+        raise InputError("a .jsonl file holds one record per line; read it with bioevidence.gate.inputs.iter_jobs "
+                         "or validate it with bioevidence validate", file=str(path))
+    if path.is_dir():
+        raise InputError("a folder, not a record file; give one .json or .yaml file", file=str(path))
+    (job,) = read_jobs(path)
+    record, _floats = job.parse()
+    assert isinstance(record, dict)
+    return record
+

@@ -178,10 +178,16 @@ def _checks(given: Sequence[Check]) -> list[Check]:
 
 def validate(record: Any, *, profile: str | Path | Profile | None = None,
              grounders: Sequence[Grounder] = (), grounding: bool = True) -> Report:
-    """Validate one record; ``profile`` defaults to the built-in named by its ``profile_id``.
+    """Validate one record (parsed, or a path to a ``.json``/``.yaml`` file read with
+    :func:`~bioevidence.gate.inputs.load_record`); ``profile`` defaults to the built-in named by its
+    ``profile_id``.
 
     Publication evidence needs a literature grounder (``grounders``) or it goes to review
     (BEV029); ``grounding=False`` accepts unchecked quotes explicitly, as 0.8.0 did."""
     if profile is not None and not isinstance(profile, str | Path | Profile):
         raise ConfigurationError("profile must be a built-in name, a path or a Profile")
+    if isinstance(record, str | Path):
+        from .inputs import load_record
+
+        record = load_record(record)
     return Validator(profile, grounders=grounders, grounding=grounding).validate(record)

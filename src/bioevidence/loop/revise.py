@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ConfigurationError, InputError
-from ..gate.findings import Finding, fix_sentence
+from ..gate.findings import Finding, Fix, fix_sentence
 from ..gate.report import Report
 from ..gate.rules import RULES
 
@@ -158,11 +158,30 @@ def where(record: Any, path: str) -> str:
     return rest.replace("_", " ") if rest else "record"
 
 
-def feedback_lines(record: Any, report: Report) -> list[str]:
-    """One line per fixable finding (de-duplicated): location, message, and the fix when known.
+class Feedback(str):
+    """One feedback line, which is a ``str`` (what a prompt needs), carrying the finding it comes
+    from: ``rule_id``, ``field_path`` and the structured ``fix`` (:class:`~bioevidence.gate.findings.Fix`
+    or ``None``), so a proposer that edits records can apply the fix instead of parsing the line."""
+
+    rule_id: str
+    field_path: str
+    fix: Fix | None
+
+    def __new__(cls, text: str, rule_id: str, field_path: str, fix: Fix | None = None) -> Feedback:
+        line = super().__new__(cls, text)
+        line.rule_id, line.field_path, line.fix = rule_id, field_path, fix
+        return line
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Feedback, (str(self), self.rule_id, self.field_path, self.fix))
+
+
+def feedback_lines(record: Any, report: Report) -> list[Feedback]:
+    """One line per fixable finding (de-duplicated): location, message, and the fix when known
+    (its detail said once: left out of the fix when the message says it).
 
     Fixable warnings (a locator naming the wrong passage) ride along when there is a round."""
-    lines = []
+    lines: dict[str, Feedback] = {}
     for f in report.findings:
         if route_of(f) != "fixable":
             continue
@@ -170,8 +189,8 @@ def feedback_lines(record: Any, report: Report) -> list[str]:
         if f.fix is not None:
             fix = fix_sentence(f.fix, f.field_path, f.message, place=lambda p: f" of {where(record, p)}")
             line += f" -- fix: {fix}"
-        lines.append(line)
-    return list(dict.fromkeys(lines))
+        lines.setdefault(line, Feedback(line, f.rule_id, f.field_path, f.fix))
+    return list(lines.values())
 
 
 def _decide(report: Report) -> tuple[str, str, tuple[str, ...]]:
