@@ -112,6 +112,7 @@ def test_a_gene_label_without_hgnc_goes_to_review_and_with_it_names_the_approved
     rules = {f["rule_id"]: f["message"] for f in _findings(checked.stdout)}
     assert "BEV029" not in rules
     assert any("ERBB2" in message for message in rules.values()), rules
+    assert "'HER2' is an alias of ERBB2 (the same gene" in rules["BEV017"]  # item 15: the likely cause, named
 
 
 def test_text_and_markdown_name_what_was_checked_and_what_was_not(empty_home: Path) -> None:

@@ -77,7 +77,8 @@ def pin_local_command(files: tuple[Path, ...], snapshot_dir: Path) -> None:
 @sources.command("pull")
 @click.argument("name")
 @click.option(
-    "--from", "from_dir", type=click.Path(path_type=Path, file_okay=False), help="Import from a local mirror."
+    "--from", "from_dir", type=click.Path(path_type=Path),
+    help="Import from a local mirror: a folder holding the release (pinned or upstream name, e.g. cl.obo) or the file."
 )
 def pull_command(name: str, from_dir: Path | None) -> None:
     """Download (or import with --from) the release NAME and verify its sha256.

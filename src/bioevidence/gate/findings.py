@@ -129,6 +129,8 @@ def fix_sentence(fix: Fix, finding_path: str, message: str = "", *, place: Calla
     if fix.action == "requote":
         quote = value(fix.value)
         return f"quote the passage verbatim: {chr(34) + quote + chr(34) if value is _plain else quote}{detail}"
+    if fix.action == "rename":
+        return f"rename the field {fix.field_path.rsplit('.', 1)[-1]} to {fix.value}{detail}"
     if fix.action == "remove":
         return f"remove the {name}{detail}"
     if fix.action == "add":

@@ -40,6 +40,9 @@ class Job:
         line) when it is malformed."""
         if self.error is not None:
             raise self.error
+        if self.line is None and not self.data.lstrip(b"\xef\xbb\xbf").strip():
+            raise InputError("the file is empty: a record file holds one JSON object or YAML mapping",
+                             file=self.file, line=1)
         if self.kind == "yaml":
             value, floats = parse_yaml(self.data, file=self.file, what="record YAML"), True
         else:

@@ -150,6 +150,10 @@ def resolve_profile_path(name_or_path: str | Path) -> Path:
     path = Path(name_or_path)
     if path.is_file():
         return path
+    if path.suffix.lower() in (".yaml", ".yml") or len(path.parts) > 1:
+        why = "is a folder, not a profile file" if path.is_dir() else "no such file"
+        raise ConfigurationError(f"profile {str(name_or_path)!r}: {why}; give a YAML profile file or a built-in name "
+                                 f"({', '.join(builtins)})")
     raise ConfigurationError(
         f"unknown profile {str(name_or_path)!r}: give a built-in name ({', '.join(builtins)}) or a path to a YAML file"
     )

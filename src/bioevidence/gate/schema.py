@@ -89,6 +89,19 @@ def _names(values: Any) -> str:
     return ", ".join(str(v) if isinstance(v, str) else json.dumps(v) for v in values)
 
 
+
+def _unknown_field(key: str, at: str, allowed: list[str], also: str) -> tuple[str, str, Fix]:
+    """An unknown key: a misspelling of an allowed one (``extracted_txt``) is named and renamed,
+    anything else removed."""
+    import difflib
+
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
+    if close:
+        message = f"unknown field {excerpt(key)}: did you mean {close[0]!r}? (objects are closed){also}"
+        return safe_message(message, SCHEMA_MESSAGE_CHARS), at, Fix("rename", at, close[0])
+    return (safe_message(f"unknown field {excerpt(key)} (objects are closed){also}", SCHEMA_MESSAGE_CHARS), at,
+            Fix("remove", at))
+
 def explain(error: Any, schema: dict[str, Any]) -> list[tuple[str, str, Fix | None]]:
     """A schema violation as ``(message, field path, fix)`` rows whose messages name the allowed values.
 
@@ -108,8 +121,7 @@ def explain(error: Any, schema: dict[str, Any]) -> list[tuple[str, str, Fix | No
         allowed = sorted(_subschema(schema, list(error.schema_path)[:-1]).get("properties", {}))
         also = f"; allowed here: {', '.join(allowed)}" if allowed else ""
         keys = [json_path([*error.instance_path, str(key)]) for key in kind["unexpected"][:20]]
-        return [(safe_message(f"unknown field {excerpt(str(key))} (objects are closed){also}", SCHEMA_MESSAGE_CHARS),
-                 at, Fix("remove", at)) for key, at in zip(kind["unexpected"], keys, strict=False)]
+        return [_unknown_field(str(key), at, allowed, also) for key, at in zip(kind["unexpected"], keys, strict=False)]
     if "property" in kind and isinstance(kind["property"], str):
         name = kind["property"]
         return [(safe_message(f"required field {excerpt(name)} is missing", SCHEMA_MESSAGE_CHARS), path,

@@ -205,9 +205,18 @@ def pull(
     release = get_release(name, folder)
     home = home or releases_home()
     if from_dir is not None:
-        candidates = [p for p in _local_candidates(release, Path(from_dir)) if p.is_file()]
+        # a mirror folder holding the pinned name (cl_2026-06-08.obo.gz) or the upstream one (cl.obo,
+        # as downloaded), or that file itself; whichever it is, its bytes are checked against the pin
+        upstream = release.url.rsplit("/", 1)[-1].split("?", 1)[0]
+        names = [release.file, release.file.removesuffix(".gz"), upstream, f"{upstream}.gz"]
+        given = Path(from_dir)
+        if given.is_file():
+            candidates = [given]
+        else:
+            candidates = [p for p in (safe_child(given, n) for n in dict.fromkeys(names) if n) if p.is_file()]
         if not candidates:
-            raise InputError(f"{from_dir} holds no {release.file}; point --from at the mirror folder")
+            raise InputError(f"{from_dir} holds none of {', '.join(dict.fromkeys(names))}; point --from at the "
+                             "mirror folder or the downloaded file")
         source = candidates[0]
         data = read_limited(source, MAX_RELEASE_BYTES)
         where = str(source)

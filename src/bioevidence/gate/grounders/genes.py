@@ -265,6 +265,10 @@ class GeneGrounder:
             if label is not None and label not in (symbol, name):
                 owner = g.approved.get(label)
                 hint = f"; '{label}' is {owner}" if owner else ""
+                for table, what in ((g.alias, "an alias"), (g.previous, "a previous symbol")):
+                    if not owner and hgnc_id in (table.get(label) or ()):  # HER2 on HGNC:3430: the same gene
+                        hint = f"; '{label}' is {what} of {symbol} (the same gene: use its approved symbol)"
+                        break
                 return [finding("BEV017", f"'{label}' is not the approved symbol of {hgnc_id}, which is "
                                 f"'{symbol}'{hint}", f"{path}.label", uses,
                                 Fix("replace", f"{path}.label", symbol))]
