@@ -63,7 +63,7 @@ def test_demo_with_a_model_proposer_over_the_loopback_server(tmp_path: Path) -> 
 
     def fix(body: dict[str, Any]) -> str:
         prompt = body["messages"][-1]["content"]
-        found = re.search(r'evidence (\d+) .*?quote the passage verbatim: "(.*?)" \(', prompt)
+        found = re.search(r'evidence (\d+) .*?quote the passage verbatim: "(.*?)"(?= \(|$)', prompt, re.M)
         assert found, prompt
         return json.dumps({"quotes": [{"item": int(found.group(1)), "text": found.group(2)}]})
 

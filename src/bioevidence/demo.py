@@ -63,7 +63,8 @@ def _misquoted(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scripted(first: dict[str, Any]) -> Any:
-    """A proposer that sends ``first``, then applies the requote corrections the gate sends back."""
+    """A proposer that sends ``first``, then applies the requote fixes the gate sends back (each
+    feedback line carries its structured fix: :class:`~bioevidence.loop.revise.Feedback`)."""
     import re
 
     state: dict[str, Any] = {"record": first}
@@ -71,9 +72,10 @@ def _scripted(first: dict[str, Any]) -> Any:
     def propose(feedback: list[str]) -> dict[str, Any]:
         record = copy.deepcopy(state["record"])
         for line in feedback:
-            match = re.match(r"evidence (\d+) .*?quote the passage verbatim: \"(.*)\"", line)
-            if match:
-                record["evidence_items"][int(match.group(1)) - 1]["extracted_text"] = match.group(2)
+            fix = getattr(line, "fix", None)
+            match = re.fullmatch(r"\$\.evidence_items\[(\d+)\]\.extracted_text", fix.field_path) if fix else None
+            if fix is not None and fix.action == "requote" and match:
+                record["evidence_items"][int(match.group(1))]["extracted_text"] = fix.value
         state["record"] = record
         return record
 
