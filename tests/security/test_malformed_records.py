@@ -65,7 +65,7 @@ def test_the_python_api_raises_an_input_error_for_a_surrogate_not_a_crash() -> N
 
 
 @pytest.mark.parametrize("name, content, held", [
-    ("empty.yaml", "", "nothing"),
+    ("empty.yaml", "", "the file is empty"),  # issue 24 item 15: named, not "holds nothing"
     ("comment.yaml", "# only a comment\n", "nothing"),
     ("list.json", "[1, 2]", "a list"),
     ("scalar.yaml", "42\n", "a number"),
