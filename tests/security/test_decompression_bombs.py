@@ -118,3 +118,23 @@ def test_an_ontology_bomb_is_refused_at_load(tmp_path: Path) -> None:
     error = json.loads(run.stderr.splitlines()[-1])
     assert "max_inflated" in error["message"] and error["file"] == str(bomb)
     assert run.peak_rss_mb < 400, run.peak_rss_mb  # at most the cap (256 MiB) of inflated bytes
+
+
+@pytest.mark.parametrize("name", ["paper.xml.gz", "vocabulary.jsonl.gz", "hgnc.tsv.gz", "cl.obo.gz"])
+def test_local_papers_vocabularies_and_lexicon_releases_inflate_through_the_capped_reader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """`sources pin-local`, `ask --vocabulary` and the planner's HGNC/CL lexicon read gzip through the
+    one capped reader: a bomb over BIOEVIDENCE_MAX_INFLATED is refused, never inflated whole."""
+    from bioevidence.librarian.lexicon import Lexicon
+    from bioevidence.sources.local import pin_local
+
+    monkeypatch.setenv("BIOEVIDENCE_MAX_INFLATED", "4M")
+    bomb = tmp_path / name
+    gzip_bomb(bomb, 16 * MB)
+    with pytest.raises(LimitError):
+        if name.startswith("paper"):
+            pin_local([bomb], tmp_path / "snapshots")
+        elif name.startswith("vocabulary"):
+            Lexicon().add_vocabulary(bomb)
+        else:
+            Lexicon.load(bomb if name.startswith("hgnc") else None, bomb if name.startswith("cl") else None)

@@ -15,7 +15,7 @@ A previous symbol or alias that is an everyday word or a clinical abbreviation (
 from __future__ import annotations
 
 import csv
-import gzip
+import io
 import itertools
 import os
 import re
@@ -58,6 +58,19 @@ _TERM_WORD = re.compile(r"[a-z0-9][a-z0-9+-]*")
 _HISTONE = re.compile(r"\b(H3(?:\.[13])?)\s*(K27M|G34[RVW]|K36M)\b")
 
 
+
+def _inflate(path: Path) -> str:
+    """A release or vocabulary file (plain or gzip) as text, through the one capped reader: its
+    size is bounded before reading and, for gzip, while inflating (a bomb is refused)."""
+    from ..io import gunzip_limited, read_limited
+    from ..limits import size_limit
+    from ..sources.releases import MAX_RELEASE_BYTES
+
+    data = read_limited(path, MAX_RELEASE_BYTES)
+    if path.name.endswith(".gz"):
+        data = gunzip_limited(data, size_limit("max_inflated"), name=str(path))
+    return data.decode("utf-8")
+
 @dataclass(frozen=True)
 class Entity:
     kind: str  # "gene" | "variant" | "cell_type" | "therapy" | "disease"
@@ -87,7 +100,7 @@ class Lexicon:
         return lex
 
     def _load_hgnc(self, path: Path) -> None:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
+        with io.StringIO(_inflate(path)) as fh:
             reader = csv.DictReader(fh, delimiter="\t")
             approved: dict[str, Entity] = {}
             aliases: list[tuple[str, Entity]] = []
@@ -109,7 +122,7 @@ class Lexicon:
         self.approved.update(approved)
 
     def _load_cl(self, path: Path) -> None:
-        text = gzip.decompress(path.read_bytes()).decode("utf-8")
+        text = _inflate(path)
         for block in text.split("\n[Term]\n")[1:]:
             block = block.split("\n[", 1)[0]
             m_id = re.search(r"^id: (CL:\d+)$", block, re.M)
@@ -132,8 +145,7 @@ class Lexicon:
         ``disease_name``, ``disease_ontology_id``)."""
         import json
 
-        opener = gzip.open if path.name.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as fh:
+        with io.StringIO(_inflate(path)) as fh:
             if ".jsonl" in path.name:
                 rows = [json.loads(line) for line in fh if line.strip()]
                 pairs = [(r.get("therapies", ""), r.get("disease", ""), r.get("doid", "")) for r in rows]

@@ -10,13 +10,13 @@ written) is not in the file: pin such works with ``bioevidence ground`` instead.
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import InputError
-from ..io import read_limited
+from ..io import gunzip_limited, read_limited
+from ..limits import size_limit
 from .catalogue import CATALOGUE_NAME, Catalogue, Work
 from .jats_meta import parse_jats_metadata
 from .pin import jats_access
@@ -37,7 +37,7 @@ def pin_local(paths: Iterable[Path | str], folder: Path | str, *, now: str | Non
         path = Path(raw_path)
         data = read_limited(path)
         if path.name.endswith(".gz"):
-            data = gzip.decompress(data)
+            data = gunzip_limited(data, size_limit("max_inflated"), name=str(path))  # the one capped reader
         meta = parse_jats_metadata(data, file=str(path))
         order = sorted(meta.ids, key=lambda i: ("doi", "pmid", "pmcid").index(i.scheme))
         if not order:
