@@ -154,8 +154,8 @@ def render_text(results: Sequence[Result]) -> str:
             for finding in r.report.findings:
                 lines.extend(_finding_lines(finding))
     lines.append(totals(results))
-    if checks_line(results):
-        lines.append(checks_line(results))
+    if checked := checks_line(results):
+        lines.append(checked)
     return "\n".join(escape_text(line) for line in lines) + "\n"  # record ids and file names are input
 
 
@@ -199,8 +199,8 @@ def render_markdown(results: Sequence[Result], rules_link: str | None = None) ->
             detailed.append(r)
     head, _, tail = totals(results).partition(":")
     lines += ["", f"**{head}**:{tail}."]
-    if checks_line(results):
-        lines += ["", f"*{_cell(checks_line(results))}.*"]
+    if checked := checks_line(results):
+        lines += ["", f"*{_cell(checked)}.*"]
     for r in detailed:
         report = r.report
         assert report is not None
