@@ -312,7 +312,14 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
                 result = {"id": qid, **result}
                 chunks.append(json.dumps({**result, "answer": cited} if cited else result, ensure_ascii=False) + "\n")
             else:
-                chunks.append(render(result, fmt, cited))
+                checked = None
+                if fmt == "html" and cited is None and found.ranked:
+                    # what the page says it checked, it checked: each quote against its pinned bytes
+                    from ..librarian.answering import check_items
+
+                    _, _, admitted, left_out = check_items(found, store=store_dir)
+                    checked = {**{n: "" for n in admitted}, **{n: why or "not verified" for n, why in left_out}}
+                chunks.append(render(result, fmt, cited, checked))
     finally:
         if live is not None:
             live.client.http.close()  # its connection pool: no socket left for the garbage collector

@@ -29,7 +29,7 @@ from .direction import Decision, decide
 from .records import pin_cited, record_for
 from .results import Answer, Span
 
-__all__ = ["CitedAnswer", "Sentence", "answer_question", "gate_store"]
+__all__ = ["CitedAnswer", "Sentence", "answer_question", "check_items", "gate_store"]
 
 
 @dataclass
@@ -83,6 +83,17 @@ def answer_question(answer: Answer, *, store: Path | str | None = None, llm: Any
     if not answer.ranked:
         return CitedAnswer(answer.question, "extractive", "Insufficient evidence: no sentence of the pinned papers "
                            "addresses the question.", [], [], [], counts=decide([], []).counts), None, None
+    record, report, admitted, left_out = check_items(answer, store=store)
+    cited = _synthesis(answer, admitted, llm) if llm is not None else _extractive(answer, admitted, max_papers)
+    cited.left_out = left_out
+    cited.status = report.overall_status
+    return cited, record, report
+
+
+def check_items(answer: Answer, *, store: Path | str | None = None
+                ) -> tuple[dict[str, Any], Any, list[int], list[tuple[int, str]]]:
+    """The gate on the answer's evidence record: ``(record, report, verified item numbers, [(item
+    number, why not)])``, every quote checked against the bytes its paper was pinned as."""
     from ..gate.grounders.config import GrounderOptions, build_grounders
     from ..gate.validator import Validator
 
@@ -93,10 +104,7 @@ def answer_question(answer: Answer, *, store: Path | str | None = None, llm: Any
     ids = [item["id"] for item in record["evidence_items"]]
     admitted = [n for n, item_id in enumerate(ids, 1) if item_id in report.verified]
     left_out = [(n, _why(report, n)) for n in range(1, len(ids) + 1) if n not in admitted]
-    cited = _synthesis(answer, admitted, llm) if llm is not None else _extractive(answer, admitted, max_papers)
-    cited.left_out = left_out
-    cited.status = report.overall_status
-    return cited, record, report
+    return record, report, admitted, left_out
 
 
 def _why(report: Any, n: int) -> str:

@@ -49,6 +49,7 @@ class DocPassage:
     index_text: str = ""  # what BM25 analyses (canonical, markers removed); ``text`` when empty
     breaks: tuple[int, ...] = ()  # offsets in ``text`` no quote crosses (table cells, a caption's label)
     section_type: str = ""  # intro | methods | results | discussion | conclusions | abstract | …
+    scripts: tuple[tuple[int, int, str], ...] = ()  # printed super/subscript spans in ``text`` (for display)
 
 
 @dataclass
@@ -173,7 +174,7 @@ def read_jats(data: bytes, *, source: str, sha256: str | None = None) -> Doc:
             fields = ("BODY", *extra, *((sec,) if sec and p.part == "body" else ()))
         doc.passages.append(DocPassage(p.id, kind, p.section, fields, p.text,
                                        passage_spans(p.text, p.markers, p.breaks), p.match, p.breaks,
-                                       p.section_type))
+                                       p.section_type, p.scripts))
     if not any(dp.kind != "abstract" for dp in doc.passages):
         doc.kind = "abstract"
     doc.doc_id = (f"pmid:{doc.pmid}" if doc.pmid else f"pmcid:{doc.pmcid}" if doc.pmcid else

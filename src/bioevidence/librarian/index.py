@@ -33,7 +33,7 @@ __all__ = ["DOC_FIELDS", "BuildStats", "LocalIndex", "build_index"]
 
 DOC_FIELDS = ("TITLE", "ABSTRACT", "TITLE_ABS", "BODY", "INTRO", "METHODS", "RESULTS", "DISCUSS", "CONCL",
               "FIG", "TABLE", "AUTH", "JOURNAL", "KW", "_ALL")
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 K1, B = 1.2, 0.75
 
 _SCHEMA = """
@@ -46,7 +46,7 @@ CREATE TABLE docs (
 CREATE TABLE passages (
   pidx INTEGER PRIMARY KEY, doc INTEGER NOT NULL REFERENCES docs(idx), ord INTEGER NOT NULL,
   pid TEXT NOT NULL, kind TEXT NOT NULL, section TEXT NOT NULL, fields TEXT NOT NULL, text TEXT NOT NULL,
-  sentences TEXT NOT NULL, breaks TEXT NOT NULL, section_type TEXT NOT NULL);
+  sentences TEXT NOT NULL, breaks TEXT NOT NULL, section_type TEXT NOT NULL, scripts TEXT NOT NULL);
 CREATE INDEX passages_doc ON passages(doc, ord);
 CREATE INDEX docs_pmid ON docs(pmid); CREATE INDEX docs_pmcid ON docs(pmcid); CREATE INDEX docs_doi ON docs(doi);
 """
@@ -217,9 +217,10 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
                 doc.journal, doc.year, json.dumps(doc.keywords), doc.sha256, doc.source, doc.kind,
                 doc.retrieved_at, int(doc.retracted), int(doc.concern), json.dumps(doc.notices)))
             for ord_, p in enumerate(doc.passages):
-                con.execute("INSERT INTO passages VALUES (?,?,?,?,?,?,?,?,?,?,?)", (
+                con.execute("INSERT INTO passages VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", (
                     n_pass, idx, ord_, p.pid, p.kind, p.section, " ".join(p.fields), p.text,
-                    json.dumps(p.sentences), json.dumps(list(p.breaks)), p.section_type))
+                    json.dumps(p.sentences), json.dumps(list(p.breaks)), p.section_type,
+                    json.dumps([list(s) for s in p.scripts])))
                 tokens["_P"].append(ptoks[ord_])
                 n_pass += 1
             for f, toks in _field_tokens(doc, ptoks).items():
@@ -276,6 +277,7 @@ class PassageRow:
     sentences: list[tuple[int, int]]
     breaks: tuple[int, ...] = ()  # offsets no quote crosses (table cells, a caption's label)
     section_type: str = ""
+    scripts: tuple[tuple[int, int, str], ...] = ()  # printed super/subscript spans in ``text`` (display only)
 
 
 class LocalIndex:
@@ -375,7 +377,8 @@ class LocalIndex:
 
 def _prow(r: Sequence[Any]) -> PassageRow:
     return PassageRow(r[0], r[1], r[2], r[3], r[4], r[5], tuple(r[6].split()), r[7],
-                      [(int(a), int(b)) for a, b in json.loads(r[8])], tuple(json.loads(r[9])), r[10])
+                      [(int(a), int(b)) for a, b in json.loads(r[8])], tuple(json.loads(r[9])), r[10],
+                      tuple((int(a), int(b), str(k)) for a, b, k in json.loads(r[11])))
 
 
 def idf_table(index: LocalIndex, field: str = "_P") -> dict[str, float]:

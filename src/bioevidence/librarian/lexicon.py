@@ -89,14 +89,17 @@ class Lexicon:
     acronyms: dict[str, Entity] = field(default_factory=dict)  # disease initials (NSCLC) -> entity
     max_term_words: int = 1
     approved: set[str] = field(default_factory=set)
+    releases: list[dict[str, str]] = field(default_factory=list)  # what it was read from (name, version, sha256)
 
     @classmethod
     def load(cls, hgnc: Path | None, cl: Path | None) -> Lexicon:
         lex = cls()
         if hgnc is not None:
             lex._load_hgnc(hgnc)
+            lex.releases.append(_release("HGNC complete set", hgnc))
         if cl is not None:
             lex._load_cl(cl)
+            lex.releases.append(_release("Cell Ontology", cl))
         return lex
 
     def _load_hgnc(self, path: Path) -> None:
@@ -145,6 +148,7 @@ class Lexicon:
         ``disease_name``, ``disease_ontology_id``)."""
         import json
 
+        self.releases.append(_release("CIViC vocabulary", path))
         with io.StringIO(_inflate(path)) as fh:
             if ".jsonl" in path.name:
                 rows = [json.loads(line) for line in fh if line.strip()]
@@ -249,6 +253,19 @@ class Lexicon:
 
 _cache: dict[tuple[str, ...], Lexicon] = {}
 _lock = threading.Lock()
+
+
+def _release(name: str, path: Path) -> dict[str, str]:
+    """A release as a reader cites it: its name, the date in its file name, the SHA-256 of the file."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    dated = re.search(r"\d{4}-\d{2}-\d{2}", path.name)
+    return {"name": name, "version": dated.group(0) if dated else "", "file": path.name,
+            "sha256": digest.hexdigest()}
 
 
 def default_lexicon(references: Path | str | None = None, vocabularies: tuple[Path | str, ...] = ()) -> Lexicon:

@@ -221,8 +221,19 @@ class Librarian:
                         index.close()
         answer.debug = {"subqueries": [q for q, _, _ in results], "errors": errors, "candidates": len(pool),
                         **answer.debug, "seconds": round(time.perf_counter() - t0, 4)}
+        answer.provenance = self.provenance()
         self.progress(f"done · {len(answer.papers)} papers")
         return answer
+
+    def provenance(self) -> dict[str, Any]:
+        """What an answer was made with: the tool's version, the index (or service) searched, and the
+        releases the planner and relevance read (name, version, SHA-256 of the file)."""
+        from .._version import __version__
+
+        where = (f"a local index of {self.index.n} papers ({self.index.path.name}/)" if self.index is not None
+                 else "Europe PMC" if "EuropePMC" in type(self.backend).__name__ else type(self.backend).__name__)
+        return {"tool": f"bioevidence {__version__}", "searched": where,
+                "releases": list(self.lexicon.releases) if self.lexicon is not None else []}
 
     def _rank(self, question: str, plan: Plan, pool: list[Paper], index: LocalIndex, idf: dict[str, float],
               top_k: int | None, papers: int | None, include_retracted: bool | None) -> Answer:

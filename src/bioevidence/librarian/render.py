@@ -15,8 +15,11 @@ from __future__ import annotations
 import html
 import json
 from typing import Any
+from urllib.parse import quote
 
-__all__ = ["FORMATS", "badge", "render"]
+from .wording import describe_plan
+
+__all__ = ["FORMATS", "badge", "checked_items", "links", "render"]
 
 FORMATS = ("text", "markdown", "html", "json")
 
@@ -51,15 +54,20 @@ def _byline(head: dict[str, Any]) -> str:
     return ", ".join(bits)
 
 
-def render(result: dict[str, Any], fmt: str = "text", cited: dict[str, Any] | None = None) -> str:
-    """``result`` is ``Answer.to_json()``; ``cited`` a ``CitedAnswer.to_json()`` when answering."""
+def render(result: dict[str, Any], fmt: str = "text", cited: dict[str, Any] | None = None,
+           checked: dict[int, str] | None = None) -> str:
+    """``result`` is ``Answer.to_json()``; ``cited`` a ``CitedAnswer.to_json()`` when answering.
+
+    ``checked`` (HTML only) maps item numbers the gate checked to ``""`` (verified against the pinned
+    bytes) or why not; by default it comes from ``cited``. Items it does not name say they were not
+    checked."""
     if fmt == "json":
         return json.dumps({**result, "answer": cited} if cited is not None else result, ensure_ascii=False,
                           indent=2) + "\n"
     if fmt == "markdown":
         return _markdown(result, cited)
     if fmt == "html":
-        return _html(result, cited)
+        return _html(result, cited, checked)
     return _text(result, cited)
 
 
@@ -161,21 +169,99 @@ _STYLE = ("body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem aut
           "font-size:.8rem}ol{padding-left:1.2rem}li{margin:.5rem 0}.stance{font-size:.8rem;padding:.05rem .35rem;"
           "border-radius:.2rem;background:#eee}.supports{background:#d8f0dc}.contradicts{background:#f7d9d9}"
           "code{font-size:.85rem}.answer{background:#f4f6fb;padding:.6rem 1rem;border-radius:.3rem}"
-          ".note{color:#7a4b00}")
+          ".note{color:#7a4b00}.proof{color:#555;font-size:.8rem}details{display:inline}summary{color:#555;"
+          "font-size:.8rem;cursor:pointer}ol.plan{font-size:.9rem;color:#333}")
 
 
-def _html(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
+def _rich(text: str, scripts: list[Any] | None) -> str:
+    """``text`` escaped, with the paper's superscripts and subscripts shown as such (10<sup>−11</sup>)."""
+    out, last = [], 0
+    for a, b, kind in sorted(scripts or [], key=lambda s: (s[0], s[1])):
+        if a < last or b <= a or b > len(text) or kind not in ("sup", "sub"):
+            continue
+        out += [html.escape(text[last:a]), f"<{kind}>{html.escape(text[a:b])}</{kind}>"]
+        last = b
+    out.append(html.escape(text[last:]))
+    return "".join(out)
+
+
+def links(head: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, URL) of a paper's pages: PubMed, PMC, DOI."""
+    out = []
+    if head.get("pmid"):
+        out.append(("PubMed", f"https://pubmed.ncbi.nlm.nih.gov/{quote(str(head['pmid']))}/"))
+    if head.get("pmcid"):
+        out.append(("PMC", f"https://pmc.ncbi.nlm.nih.gov/articles/{quote(str(head['pmcid']).upper())}/"))
+    if head.get("doi"):
+        out.append(("DOI", f"https://doi.org/{quote(str(head['doi']), safe='/:;()._-')}"))
+    return out
+
+
+def _anchors(head: dict[str, Any]) -> str:
+    return " · ".join(f"<a href=\"{html.escape(url)}\">{label}</a>" for label, url in links(head))
+
+
+def _proof(it: dict[str, Any], checked: dict[int, str] | None) -> str:
+    """What was checked for one item, in words (see :func:`render`'s ``checked``)."""
     e = html.escape
+    sha = e(str(it.get("sha256") or "")[:12])
+    when = str(it.get("retrieved_at") or "")[:10]
+    retrieved = f"retrieved {e(when)}" if when and not when.startswith("1970") else "retrieval date not recorded"
+    if checked is None:
+        said = (f"quoted from pinned bytes <code>{sha}</code>, {retrieved} (not checked by the gate: "
+                "<code>answer</code> or <code>validate</code> checks it)")
+    elif it["rank"] in checked and checked[it["rank"]]:
+        said = (f"<span class=\"note\">not verified: {e(checked[it['rank']])}</span> "
+                f"(pinned bytes <code>{sha}</code>, {retrieved})")
+    elif it["rank"] in checked:
+        said = f"verified against pinned bytes <code>{sha}</code>, {retrieved}"
+    else:
+        said = f"not checked (pinned bytes <code>{sha}</code>, {retrieved})"
+    anchors = _anchors(it)
+    return f"<br><span class=\"proof\">{said}{' · ' + anchors if anchors else ''}</span>"
+
+
+def checked_items(cited: dict[str, Any] | None) -> dict[int, str] | None:
+    """Item number -> "" (verified) or why not, from a ``CitedAnswer.to_json()``."""
+    if cited is None:
+        return None
+    out = {n: "" for n in cited.get("admitted_items") or []}
+    out.update({entry["item"]: entry["why"] or "not verified" for entry in cited.get("left_out") or []})
+    return out
+
+
+def _provenance(result: dict[str, Any]) -> str:
+    e = html.escape
+    made = result.get("provenance") or {}
+    bits = [e(str(made["tool"]))] if made.get("tool") else []
+    if made.get("searched"):
+        bits.append("searched " + e(str(made["searched"])))
+    releases = made.get("releases") or []
+    if releases:
+        bits.append("releases: " + ", ".join(
+            f"{e(r['name'])} {e(r.get('version') or r.get('file', ''))} (sha256 <code>{e(r['sha256'][:12])}</code>)"
+            for r in releases))
+    return " · ".join(bits)
+
+
+def _html(result: dict[str, Any], cited: dict[str, Any] | None, checked: dict[int, str] | None = None) -> str:
+    e = html.escape
+    checked = checked if checked is not None else checked_items(cited)
     out = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
            f"<title>{e(result['question'])}</title><style>{_STYLE}</style></head><body>",
            f"<h1>{e(result['question'])}</h1>"]
-    subs = _plan(result)
+    subs = result.get("plan", {}).get("subqueries", [])
     if subs:
-        out.append("<p class=\"meta\">Plan: " + "; ".join(f"<code>{e(q)}</code>" for q in subs) + "</p>")
+        out.append(f"<p class=\"meta\">Searched {len(subs)} way{'s' if len(subs) != 1 else ''}:</p><ol class=\"plan\">")
+        for words, sub in zip(describe_plan(result.get("plan", {})), subs, strict=True):
+            out.append(f"<li>{e(words)} <details><summary>query</summary><code>{e(sub['query'])}</code>"
+                       "</details></li>")
+        out.append("</ol>")
     if result.get("fallback"):
         out.append(f"<p class=\"note\">{e(result['fallback'])}</p>")
+    items = {it["rank"]: it for it in result.get("items", [])}
     if cited is not None:
         out.append(f"<div class=\"answer\" data-direction=\"{e(str(cited.get('direction', '')))}\"><p><strong>"
                    f"{e(cited['verdict'])}</strong></p>")
@@ -184,27 +270,33 @@ def _html(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
         out.append("<ul>")
         for s in cited["sentences"]:
             refs = "".join(f"<a href=\"#i{n}\">[{n}]</a>" for n in s["cites"])
-            out.append(f"<li>{e(s['text'])} {refs}</li>")
+            one = items.get(s["cites"][0]) if len(s["cites"]) == 1 else None
+            said = (f"“{_rich(one['text'], one.get('scripts'))}”" if one is not None and s["text"] == f"“{one['text']}”"
+                    else e(s["text"]))
+            out.append(f"<li>{said} {refs}</li>")
         for entry in cited["left_out"]:
             out.append(f"<li class=\"note\">left out [{entry['item']}]: {e(entry['why'])}</li>")
         for entry in cited["dropped_sentences"]:
             out.append(f"<li class=\"note\">dropped: “{e(entry['text'])}” ({e(entry['why'])})</li>")
         out.append("</ul></div>")
-    for n, (head, items) in enumerate(_papers(result), 1):
+    for n, (head, group) in enumerate(_papers(result), 1):
         flags = " ".join(f"<span class=\"flag\">{e(f)}</span>" for f in _flags(head))
         out.append(f"<h2>{n}. {e(head['title'])} {flags}</h2>")
-        out.append(f"<p class=\"meta\">{e(_byline(head))} · {e(_ids(head))}</p><ol>")
-        for it in items:
+        anchors = _anchors(head)
+        out.append(f"<p class=\"meta\">{e(_byline(head))} · {e(_ids(head))}"
+                   f"{' · ' + anchors if anchors else ''}</p><ol>")
+        for it in group:
             note = (f"<br><span class=\"note\">not about the question: {e(str(it.get('relevance')))}</span>"
                     if it.get("relevant") is False else "")
             out.append(f"<li id=\"i{it['rank']}\" value=\"{it['rank']}\"><span class=\"stance {e(it['stance'])}\" "
                        f"data-stance=\"{e(it['stance'])}\">{e(badge(it))}</span> <code>{e(it['locator'])}</code><br>"
-                       f"{e(it['text'])}{note}</li>")
+                       f"{_rich(it['text'], it.get('scripts'))}{note}{_proof(it, checked)}</li>")
         out.append("</ol>")
     withheld = result.get("withheld_retracted") or []
     if withheld:
         out.append(f"<p class=\"note\">Withheld: {len(withheld)} retracted paper(s): "
                    + ", ".join(e(w["doc_id"]) for w in withheld) + "</p>")
-    out.append("<p class=\"meta\">Every sentence is a verbatim slice of the pinned paper it names "
-               "(bioevidence).</p></body></html>")
+    made = _provenance(result)
+    out.append("<p class=\"meta\">Every sentence is a verbatim slice of the pinned paper it names"
+               + (f"; made with {made}" if made else "") + ".</p></body></html>")
     return "\n".join(out) + "\n"

@@ -40,6 +40,13 @@ class Span:
     def end(self) -> int:
         return self.passage.sentences[self.sentences[-1]][1]
 
+    @property
+    def scripts(self) -> list[list[Any]]:
+        """The paper's superscripts and subscripts inside :attr:`text`, as ``[start, end, "sup"|"sub"]``
+        offsets into it (display only: the text itself stays the verbatim slice)."""
+        lo, hi = self.start, self.end
+        return [[max(a, lo) - lo, min(b, hi) - lo, kind] for a, b, kind in self.passage.scripts if a < hi and b > lo]
+
 
 @dataclass
 class Paper:
@@ -77,6 +84,7 @@ class Answer:
     ranked: list[Span] = field(default_factory=list)  # sentences across the pool, best first
     withheld: list[Paper] = field(default_factory=list)  # retracted papers left out (include_retracted=False)
     candidates: list[Any] = field(default_factory=list, repr=False)  # every ranked sentence (ranking.Candidate)
+    provenance: dict[str, Any] = field(default_factory=dict)  # tool version, index, the releases the plan read
 
     def items(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -86,9 +94,11 @@ class Answer:
             out.append({
                 "rank": len(out) + 1, "doc_id": d.doc_id, "pmid": d.pmid, "pmcid": d.pmcid, "doi": d.doi,
                 "title": d.title, "authors": d.authors, "journal": d.journal, "year": d.year,
-                "text": span.text, "sentences": span.sentences, "paragraph_id": span.passage.pid,
+                "text": span.text, "scripts": span.scripts, "sentences": span.sentences,
+                "paragraph_id": span.passage.pid,
                 "start": span.start, "end": span.end, "section": span.passage.section,
-                "locator": f"{uri(d)}#{span.passage.pid}", "sha256": d.sha256, "subquery": paper.subquery,
+                "locator": f"{uri(d)}#{span.passage.pid}", "sha256": d.sha256, "retrieved_at": d.retrieved_at,
+                "subquery": paper.subquery,
                 "score": round(paper.score, 4), "sentence_score": round(span.score, 4),
                 "paper_rank": span.paper + 1, "stance": span.stance, "stance_by": span.stance_by,
                 "stance_confidence": span.stance_confidence, "relevant": span.relevant,
@@ -122,4 +132,5 @@ class Answer:
                     for p in self.withheld]
         return {"question": self.question, "fallback": self.fallback, "plan": self.plan.to_json(),
                 "items": items, "papers": papers, "withheld_retracted": withheld,
-                "source_artifacts": list(artifacts.values()), "evidence_items": evidence, "debug": self.debug}
+                "source_artifacts": list(artifacts.values()), "evidence_items": evidence,
+                "provenance": self.provenance, "debug": self.debug}

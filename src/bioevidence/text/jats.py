@@ -79,6 +79,7 @@ class Passage:
     breaks: tuple[int, ...] = ()
     aliases: tuple[str, ...] = ()
     cited: tuple[int, int] | None = None
+    scripts: tuple[tuple[int, int, str], ...] = ()  # printed <sup>/<sub> spans in ``text`` (not citations)
 
     @property
     def back_matter(self) -> bool:

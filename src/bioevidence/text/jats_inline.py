@@ -89,6 +89,7 @@ class TextBuilder:
         self.labels: list[str] = []
         self.breaks: list[int] = []
         self.spans: dict[str, tuple[int, int]] = {}
+        self.scripts: list[tuple[int, int, str]] = []  # (start, end, "sup" | "sub") of printed super/subscripts
 
     def add(self, text: str | None) -> None:
         if not text:
@@ -217,12 +218,29 @@ class TextBuilder:
             self.separate()
         mark, start = len(self.parts), self.length
         self.walk(child, blocks=blocks)
+        if tag in ("sup", "sub"):
+            span = self._added_since(mark, start)
+            if span[1] > span[0]:
+                self.scripts.append((span[0], span[1], tag))
         if cell:
             self.cut()
         if tag in CITED_TITLE and tag not in self.spans:
             span = self._added_since(mark, start)
             if span[1] > span[0]:
                 self.spans[tag] = span
+
+    def script_spans(self, text: str) -> tuple[tuple[int, int, str], ...]:
+        """Super/subscript spans in ``text`` (what :meth:`result` returned), without edge spaces."""
+        out = []
+        for a, b, kind in self.scripts:
+            b = min(b, len(text))
+            while a < b and text[a] == " ":
+                a += 1
+            while b > a and text[b - 1] == " ":
+                b -= 1
+            if a < b:
+                out.append((a, b, kind))
+        return tuple(out)
 
     def result(self) -> tuple[str, tuple[tuple[int, int], ...], tuple[int, ...]]:
         text = "".join(self.parts)

@@ -71,7 +71,8 @@ class Walker:
             if span is not None and span[1] > span[0]:
                 cited = (span[0], min(span[1], len(text)))
         passage = Passage(self._id(el), kind, section, stype, text, match_form(text, markers, breaks), part,
-                          label, markers, breaks, self._aliases(el if alias_root is None else alias_root), cited)
+                          label, markers, breaks, self._aliases(el if alias_root is None else alias_root), cited,
+                          builder.script_spans(text))
         self.passages.append(passage)
         return passage
 
@@ -358,7 +359,8 @@ class Walker:
                 self.marker_keys.update(marker_key(m) for m in builder.labels)
                 passage = Passage(self._id_for_cells(el), "table", section, stype, text,
                                   match_form(text, markers, breaks), "table", name, markers, breaks,
-                                  self._aliases(next((c for c in el.iter() if local(c) == "table"), el)), None)
+                                  self._aliases(next((c for c in el.iter() if local(c) == "table"), el)), None,
+                                  builder.script_spans(text))
                 self.passages.append(passage)
         for foot in el:
             if local(foot) == "table-wrap-foot":
