@@ -1,27 +1,35 @@
-"""Every shell example in README.md and docs/*.md runs as written from a fresh clone (issue 13, item 8).
+"""Every example in README.md and docs/*.md does what the docs say, from a fresh clone.
 
-Which blocks: fenced blocks whose info string starts with ``bash``, ``sh``, ``shell`` or ``console``,
-in README.md and every ``docs/*.md`` found when the tests run (so the docs of features merged later are
-run too). A block that cannot run here says why on the line before its fence::
+(Issue 13 item 8; issue 24 item 17.)
+
+Which blocks: fenced blocks whose info string starts with ``bash``, ``sh``, ``shell`` or ``console`` (shell)
+or ``python``, in README.md and every ``docs/*.md`` found when the tests run (so the docs of features
+merged later are run too). A block that cannot run here says why on the line before its fence::
 
     <!-- docs-test: skip (needs a Dask cluster at 10.0.0.5) -->
 
 and an untagged block holding a ``bioevidence`` command is an error (tag it so it is run, or mark it).
 
-How: each document gets a fresh copy of the checkout (its tracked and new files: what a clone has),
-and its blocks run in order in one ``bash`` there, as a reader would type them, with this
-interpreter's ``bioevidence`` first on ``PATH``, an empty ``HOME``, and the network replaced by
-loopback servers replaying the recorded real responses (NCBI E-utilities for ``ground``, the
-release mirrors for ``sources pull``). A command exiting 0, 1 or 2 (the gate's decisions) is fine;
-any other exit code, or a Python traceback through bioevidence, fails the test and names the line. ``pip install`` is
-checked, not run: every extra it names must be declared in pyproject.toml (``.ci/run`` installs them).
+How: each document gets a fresh copy of the checkout (its tracked and new files: what a clone has), and
+its blocks run in order in one ``bash`` there, as a reader would type them: shell blocks command by
+command (tests/docs_blocks.py cuts them), Python blocks as scripts, with this interpreter's
+``bioevidence`` first on ``PATH``, an empty ``HOME``, and the network replaced by loopback servers
+replaying the recorded real responses (NCBI E-utilities for ``ground``, the release mirrors for ``sources
+pull``, an OpenAI-compatible model server). Each command must end with the exit code its comment states
+(``# … exit 1 …``, ``exit 0/1/2``; 0 when it states none) and print what it says it prints (``prints
+"ok: … verified"``); a Python traceback through bioevidence fails it. ``pip install`` is checked, not run
+(every extra it names must be declared in pyproject.toml; ``.ci/run`` installs them), and ``python3 -m
+venv`` makes a stand-in venv whose ``bioevidence`` is this one. A skipped block is still checked: every
+``--option`` of each ``bioevidence`` or ``tools/*.py`` call in it must be one that command declares.
 """
 
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -32,53 +40,19 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from docs_blocks import REPO, Block, Command, blocks, commands, invocations, unknown_options
+from docs_blocks import SKIP as DOCS_SKIP
 from loopback import LoopbackServer
+from model_server import ChatReplayServer
 from sources.replay import serve_civic_ncbi, serve_pubmed_efetch
 
 pytestmark = pytest.mark.heavy(seconds=180)  # started first under xdist (tests/conftest.py)
 
-REPO = Path(__file__).resolve().parents[1]
-SHELLS = ("bash", "sh", "shell", "console")
-SKIP = re.compile(r"<!--\s*docs-test:\s*skip\s*\((?P<why>[^)]+)\)\s*-->")
-FENCE = re.compile(r"^(?P<fence>```+|~~~+)(?P<info>.*)$")
-
-
-@dataclass(frozen=True)
-class Block:
-    doc: str
-    line: int
-    info: str
-    text: str
-    skip: str | None
-
-
-def blocks(path: Path) -> list[Block]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    out: list[Block] = []
-    i = 0
-    while i < len(lines):
-        match = FENCE.match(lines[i].strip())
-        if not match:
-            i += 1
-            continue
-        fence, info = match.group("fence"), match.group("info").strip()
-        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip().startswith(fence)), len(lines))
-        previous = next((lines[j] for j in range(i - 1, -1, -1) if lines[j].strip()), "")
-        skip = SKIP.search(previous)
-        out.append(Block(str(path.relative_to(REPO)), i + 1, info, "\n".join(lines[i + 1:end]),
-                         skip.group("why") if skip else None))
-        i = end + 1
-    return out
-
-
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+IDS = [str(d.relative_to(REPO)) for d in DOCS]
 
 
-def runnable(block: Block) -> bool:
-    return block.info.split()[:1] != [] and block.info.split()[0] in SHELLS
-
-
-@pytest.mark.parametrize("doc", DOCS, ids=[str(d.relative_to(REPO)) for d in DOCS])
+@pytest.mark.parametrize("doc", DOCS, ids=IDS)
 def test_commands_sit_in_runnable_blocks(doc: Path) -> None:
     """An example command in an untagged block would never be run: tag it bash (or mark it skipped)."""
     hidden = [f"{b.doc}:{b.line}" for b in blocks(doc) if not b.info and b.skip is None
@@ -90,7 +64,16 @@ def test_every_skip_marker_says_why_and_sits_on_a_block() -> None:
     for doc in DOCS:
         text = doc.read_text(encoding="utf-8")
         for match in re.finditer(r"<!--\s*docs-test:.*?-->", text):
-            assert SKIP.fullmatch(match.group()), f"{doc.name}: {match.group()} (write: <!-- docs-test: skip (why) -->)"
+            assert DOCS_SKIP.fullmatch(match.group()), \
+                f"{doc.name}: {match.group()} (write: <!-- docs-test: skip (why) -->)"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=IDS)
+def test_every_option_a_skipped_example_uses_exists(doc: Path) -> None:
+    """Blocks that cannot run here (servers, benchmarks, clusters) still name only real options."""
+    unknown = [f"{c.where}: {u}" for b in blocks(doc) if b.kind == "shell" and b.skip is not None
+               for c in commands(b) for call in invocations(c) for u in unknown_options(call)]
+    assert unknown == [], f"options no command declares: {unknown}"
 
 
 # -- the fresh clone and its world ----------------------------------------------------------------------
@@ -128,13 +111,35 @@ for arg in "$@"; do
 done
 """
 
+# ``python3 -m venv DIR``: a venv whose python, pip (the stand-in) and bioevidence are this run's; any other
+# python3 call is this interpreter
+PYTHON3 = """#!/bin/sh
+if [ "$1" = -m ] && [ "$2" = venv ] && [ -n "$3" ]; then
+  mkdir -p "$3/bin" || exit 1
+  for name in python python3; do printf '#!/bin/sh\\nexec "%s" "$@"\\n' "$DOCS_PYTHON" > "$3/bin/$name"; done
+  printf '#!/bin/sh\\nexec "%s" "$@"\\n' "$DOCS_BIOEVIDENCE" > "$3/bin/bioevidence"
+  cp "$DOCS_PIP" "$3/bin/pip"
+  printf 'PATH="%s/bin:$PATH"; export PATH\\n' "$(cd "$3" && pwd)" > "$3/bin/activate"
+  chmod +x "$3/bin/python" "$3/bin/python3" "$3/bin/bioevidence" "$3/bin/pip"
+  exit 0
+fi
+exec "$DOCS_PYTHON" "$@"
+"""
+
+
+def _tool(folder: Path, name: str, text: str) -> Path:
+    (folder / name).write_text(text, encoding="utf-8")
+    (folder / name).chmod(0o755)
+    return folder / name
+
 
 @pytest.fixture(scope="module")
 def world(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """Loopback servers standing in for NCBI and the release mirrors, and the environment pointing at them."""
+    """Loopback servers standing in for NCBI, the release mirrors and a model server; the environment."""
     root = tmp_path_factory.mktemp("docs-world")
     ncbi, releases = LoopbackServer(), LoopbackServer()
-    with ncbi, releases:
+    model = ChatReplayServer([json.dumps({"gene": "BRAF"})])  # the reply of docs/agent.md's example
+    with ncbi, releases, model:
         serve_civic_ncbi(ncbi, shared_data / "civic_corpus" / "snapshots")
         serve_pubmed_efetch(ncbi, shared_data)
         declarations = root / "grounders"
@@ -151,60 +156,107 @@ def world(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
                                                                + urlsplit(url.group(1)).path), encoding="utf-8")
         bin_dir = root / "bin"
         bin_dir.mkdir()
-        (bin_dir / "pip").write_text(PIP)
-        (bin_dir / "pip").chmod(0o755)
+        pip = _tool(bin_dir, "pip", PIP)
+        _tool(bin_dir, "python3", PYTHON3)
+        here = Path(sys.executable).parent
         yield {
-            "PATH": os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin",
-                                     "/bin"]),
+            "PATH": os.pathsep.join([str(bin_dir), str(here), "/usr/local/bin", "/usr/bin", "/bin"]),
             "BIOEVIDENCE_EUTILS_URL": ncbi.url,
             "BIOEVIDENCE_GROUNDERS_DIR": str(declarations),
+            "OPENAI_BASE_URL": model.base_url,
             "DOCS_PYPROJECT": str(REPO / "pyproject.toml"),
+            "DOCS_PYTHON": sys.executable,
+            "DOCS_BIOEVIDENCE": str(here / "bioevidence"),
+            "DOCS_PIP": str(pip),
             "LANG": "C.UTF-8",
         }
 
 
-PRELUDE = r"""
-set -o pipefail
-trap 'rc=$?; if [ $rc -gt 2 ]; then
-  echo "DOCS-TEST FAILED (exit $rc) at line $LINENO: $BASH_COMMAND" >&2; exit $rc; fi' ERR
-"""
+# -- running a document ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Ran:
+    command: Command
+    exit: int | None  # None: never reached (the script stopped before it)
+    out: str
+    err: str
+
+    def problems(self) -> list[str]:
+        c = self.command
+        if self.exit is None:
+            return [f"{c.where}: never ran (the script stopped before it)"]
+        found = []
+        if self.exit not in c.exits:
+            found.append(f"{c.where}: exit {self.exit}, the docs say exit {'/'.join(map(str, sorted(c.exits)))}")
+        shown = self.out + self.err
+        found += [f"{c.where}: does not print {text!r}" for text in c.prints
+                  if not re.search(".*?".join(map(re.escape, text.split("…"))), shown, re.S)]
+        if re.search(r'File "[^"]*(src|site-packages)/bioevidence/', self.err):  # ours (not Dask's shutdown log)
+            found.append(f"{c.where}: a traceback through bioevidence")
+        return [f"{p}\n  $ {c.text}\n  {self.err.strip()[-1500:]}" for p in found]
 
 
-def script(runs: list[Block]) -> str:
-    parts = [PRELUDE]
+def python_command(block: Block, log: Path, n: int) -> Command:
+    """A Python block as one command: the block saved as a script, run by the clone's ``python``."""
+    script = log / f"{n}.py"
+    script.write_text(block.text + "\n", encoding="utf-8")
+    return Command(block.doc, block.line + 1, f"python {shlex.quote(str(script))}")
+
+
+def run_document(runs: list[Block], where: Path, env: dict[str, str], log: Path) -> list[Ran]:
+    """Every command of ``runs`` in one bash in ``where``, each one's exit and output kept apart."""
+    log.mkdir(exist_ok=True)
+    todo: list[Command] = []
     for b in runs:
-        body = "\n".join(line[2:] if b.info.startswith("console") and line.startswith("$ ") else line
-                         for line in b.text.splitlines()
-                         if not (b.info.startswith("console") and line and not line.startswith("$ ")))
-        parts.append(f"# ---- {b.doc}:{b.line}\n{body}\n")
-    return "\n".join(parts)
+        todo += commands(b) if b.kind == "shell" else [python_command(b, log, len(todo))]
+    parts = ["set -o pipefail"]
+    for n, c in enumerate(todo):
+        parts.append(f"# ---- {c.where}\n{{ {c.text}\n}} >{log}/{n}.out 2>{log}/{n}.err </dev/null\n"
+                     f"__rc=$?; echo $__rc >{log}/{n}.rc; (exit $__rc)")
+    subprocess.run(["bash", "-c", "\n".join(parts)], cwd=where, env=env, capture_output=True, text=True,
+                   check=False, timeout=900)
+    def read(p: Path) -> str:
+        return p.read_text(encoding="utf-8", errors="replace") if p.exists() else ""
+
+    done = []
+    for n, c in enumerate(todo):
+        rc = log / f"{n}.rc"
+        done.append(Ran(c, int(rc.read_text()) if rc.exists() else None, read(log / f"{n}.out"),
+                        read(log / f"{n}.err")))
+    return done
 
 
-@pytest.mark.parametrize("doc", DOCS, ids=[str(d.relative_to(REPO)) for d in DOCS])
-def test_the_shell_examples_run_as_written_from_a_fresh_clone(doc: Path, world: dict[str, str],
-                                                             tmp_path: Path) -> None:
-    runs = [b for b in blocks(doc) if runnable(b) and b.skip is None]
+@pytest.mark.parametrize("doc", DOCS, ids=IDS)
+def test_the_examples_do_what_the_docs_say_from_a_fresh_clone(doc: Path, world: dict[str, str],
+                                                              tmp_path: Path) -> None:
+    runs = [b for b in blocks(doc) if b.kind and b.skip is None]
     if not runs:
         return  # nothing to run in this document
     where = clone(tmp_path)
     home = tmp_path / "home"
     home.mkdir()
     env = {**world, "HOME": str(home)}  # a new user: every cache, store and release under ~/.cache
-    done = subprocess.run(["bash", "-c", script(runs)], cwd=where, env=env, capture_output=True, text=True,
-                          check=False, timeout=600)
-    # a traceback through our code (Dask's own shutdown logging is not ours)
-    assert not re.search(r'File "[^"]*(src|site-packages)/bioevidence/', done.stderr), done.stderr[-3000:]
-    assert done.returncode in (0, 1, 2), f"{doc.name}: exit {done.returncode}\n{done.stderr[-3000:]}"
+    ran = run_document(runs, where, env, tmp_path / "log")
+    problems = [p for r in ran for p in r.problems()]
+    assert problems == [], "\n".join(problems)
 
 
-def test_the_runner_catches_a_failing_example_and_an_undeclared_extra(world: dict[str, str], tmp_path: Path) -> None:
-    """The harness itself: an example exiting 3 fails with its line; pip of an extra nobody declared fails."""
-    for text, needle in (("bioevidence validate no-such-file.json\necho after", "DOCS-TEST FAILED (exit 3)"),
-                         ("pip install 'bioevidence[nope]'", "no extra nope in pyproject.toml")):
-        done = subprocess.run(["bash", "-c", script([Block("x.md", 1, "bash", text, None)])], cwd=tmp_path,
-                              env={**world, "HOME": str(tmp_path)}, capture_output=True, text=True, check=False)
-        assert done.returncode > 2 and needle in done.stderr, done.stderr
-        assert "after" not in done.stdout
-    ok = subprocess.run(["bash", "-c", script([Block("x.md", 1, "bash", "pip install 'bioevidence[dask,llm]'", None)])],
-                        cwd=tmp_path, env={**world, "HOME": str(tmp_path)}, capture_output=True, text=True, check=False)
-    assert ok.returncode == 0, ok.stderr
+def test_the_runner_catches_a_wrong_exit_a_failure_before_and_a_missing_output(world: dict[str, str],
+                                                                               tmp_path: Path) -> None:
+    """The harness itself, on examples that are wrong in each way it must catch."""
+    def check(text: str, kind: str = "bash") -> list[str]:
+        ran = run_document([Block("x.md", 1, kind, text, None)], tmp_path, {**world, "HOME": str(tmp_path)},
+                           tmp_path / f"log{len(list(tmp_path.iterdir()))}")
+        return [p for r in ran for p in r.problems()]
+
+    assert check("bioevidence validate no-such-file.json")[0].startswith("x.md:2: exit 3, the docs say exit 0")
+    assert "exit 3, the docs say exit 0" in check("bioevidence validate no-such-file.json && echo after")[0]
+    assert check("bioevidence validate no-such-file.json   # one clear line, exit 3") == []
+    assert "does not print 'ok: … verified'" in check('echo ok: 3 files   # prints "ok: … verified"')[0]
+    assert check('echo ok: 3 files verified   # prints "ok: … verified"') == []
+    assert "no extra nope in pyproject.toml" in check("pip install 'bioevidence[nope]'")[0]
+    assert check("pip install 'bioevidence[dask,llm]'") == []
+    assert check("false") and check("cd /nonexistent") and check("import sys; sys.exit(4)", "python")
+    assert check("python3 -m venv v && . v/bin/activate && bioevidence --version | grep -q bioevidence") == []
+    # ``echo $?`` sees the previous example's exit, as a reader's shell does
+    assert check("bioevidence validate no-such-file.json  # exit 3\n[ $? = 3 ]") == []

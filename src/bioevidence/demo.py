@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, plural
 from .resources import data_dir
 
 __all__ = ["QUESTION", "DemoResult", "run_demo"]
@@ -133,7 +133,7 @@ def run_demo(out: Path | str, *, llm: Any = None, echo: Any = print) -> DemoResu
     found = lib.ask(QUESTION, top_k=8, papers=5)
     result = found.to_json()
     echo(f"    {len(found.ranked)} sentences from {len({s.paper for s in found.ranked})} papers; "
-         f"{len(found.withheld)} retracted paper(s) withheld")
+         f"{plural(len(found.withheld), 'retracted paper')} withheld")
     echo("2/5 check: the answer's record against the pinned papers")
     cited, record, report = answer_question(found, store=snapshots)
     if record is None or report is None:

@@ -45,6 +45,11 @@ def escape_text(text: str) -> str:
     return _UNSAFE.sub(_escape_char, text)
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 record``, ``2 records`` (``many`` when the plural is not ``word + 's'``): every count a person reads."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
 def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
     """A short, escaped, quoted piece of an input value for a message.
 

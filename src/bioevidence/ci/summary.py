@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
+from ..errors import plural
 from ..gate.batch import Result
 from ..gate.render import counts
 from .lines import Locator, error_line
@@ -125,7 +126,7 @@ def _details(r: Result, locator: Locator, url: str) -> str:
         at = f" line {line}" if line is not None and r.file not in locator.sources else ""
         return f"- `{cell(shown)}`{at}: **input error**: {cell(message)}\n"
     rows = [f"<details><summary><code>{cell(shown)}</code> {report.record_id or ''}: "
-            f"{len(report.findings)} finding(s)</summary>", "",
+            f"{plural(len(report.findings), 'finding')}</summary>", "",
             "| line | code | severity | field | blocks | message |", "|---|---|---|---|---|---|"]
     for f in report.findings:
         line = locator.line(r.file, f.field_path, r.line)

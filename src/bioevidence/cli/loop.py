@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, plural
 from .gate import _build_grounders, _grounding_options
 
 METHODS = ("deterministic_parser", "manual_curation", "normalized_string_match", "llm_extraction")
@@ -313,7 +313,7 @@ def review_verify(queue_path: Path, expect_head: str | None) -> None:
     for problem in state.problems:
         click.echo(f"problem: {problem}")
     if state.problems:
-        click.echo(f"{len(state.problems)} problem(s) in {queue_path}; restore it from a backup", err=True)
+        click.echo(f"{plural(len(state.problems), 'problem')} in {queue_path}; restore it from a backup", err=True)
         sys.exit(1)
     click.echo(f"ok: {state.rows} entries and decisions chained; head {state.head}")
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigurationError, InputError
+from ..errors import ConfigurationError, InputError, plural
 from .cluster import scheduler_option
 
 
@@ -45,9 +45,9 @@ def verify(directory: Path, max_inflated: str | None) -> None:
     for problem in problems:
         click.echo(f"{problem.kind}\t{Path(problem.path).name}\t{problem.detail}")
     if problems:
-        click.echo(f"{len(problems)} problem(s) in {directory} ({count} files checked)", err=True)
+        click.echo(f"{plural(len(problems), 'problem')} in {directory} ({plural(count, 'file')} checked)", err=True)
         sys.exit(1)
-    click.echo(f"ok: {count} files verified, {len(catalogue)} works in the catalogue")
+    click.echo(f"ok: {plural(count, 'file')} verified, {plural(len(catalogue), 'work')} in the catalogue")
 
 
 @sources.command("pin-local")
@@ -71,7 +71,7 @@ def pin_local_command(files: tuple[Path, ...], snapshot_dir: Path) -> None:
     works = pin_local(files, snapshot_dir)
     for path, work in zip(files, works, strict=True):
         click.echo(f"{work.key}\t{work.fulltext_sha256}\t{path}")
-    click.echo(f"{len(works)} work(s) pinned in {snapshot_dir}", err=True)
+    click.echo(f"{plural(len(works), 'work')} pinned in {snapshot_dir}", err=True)
 
 
 @sources.command("pull")

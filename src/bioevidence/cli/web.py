@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, plural
 from .gate import _build_grounders, _grounding_options
 from .loop import DEFAULT_QUEUE, _open_queue
 from .model import model_options, open_llm
@@ -132,8 +132,8 @@ def serve(queue_path: Path, host: str, port: int, allowed_hosts: tuple[str, ...]
     scheme = "https" if certfile else "http"
     shown = f"[{host}]" if ":" in host else host
     accounts = app.app.state.web.accounts_at_start
-    click.echo(f"serving {scheme}://{shown}:{bound}/ (queue {queue_path}, {accounts} account(s), session secret from "
-               f"{origin})", err=False)
+    click.echo(f"serving {scheme}://{shown}:{bound}/ (queue {queue_path}, {plural(accounts, 'account')}, "
+               f"session secret from {origin})", err=False)
     if not accounts:
         click.echo("no account yet: bioevidence users add NAME --role admin --password-stdin --queue "
                    f"{queue_path}", err=True)

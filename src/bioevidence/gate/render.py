@@ -17,7 +17,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
-from ..errors import escape_text, excerpt
+from ..errors import escape_text, excerpt, plural
 from .batch import Result
 from .findings import Finding, Fix, fix_sentence
 from .rules import RULES
@@ -37,11 +37,6 @@ def counts(results: Sequence[Result]) -> Counter[str]:
     tally: Counter[str] = Counter({"admitted": 0, "review_required": 0, "rejected": 0, "error": 0})
     tally.update(r.status for r in results)
     return tally
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 record``, ``2 records``."""
-    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 def totals(results: Sequence[Result]) -> str:

@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import plural
+
 __all__ = ["DIRECTIONS", "PAPER_STANCES", "Decision", "decide", "paper_stances", "verdict_line"]
 
 DIRECTIONS = ("supports", "contradicts", "mixed", "undetermined", "insufficient")
@@ -90,13 +92,9 @@ def direction_of(counts: dict[str, int]) -> str:
     return "undetermined" if relevant else "insufficient"
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
 def verdict_line(counts: dict[str, int]) -> str:
     """Papers by stance in words: "3 papers support, 1 contradicts, 2 neutral, 1 undetermined"."""
-    parts = [f"{_plural(counts['supports'], 'paper', 'papers')} support{'s' if counts['supports'] == 1 else ''}",
+    parts = [f"{plural(counts['supports'], 'paper', 'papers')} support{'s' if counts['supports'] == 1 else ''}",
              f"{counts['contradicts']} contradict{'s' if counts['contradicts'] == 1 else ''}"]
     for key, word in (("undetermined", "undetermined"), ("neutral", "neutral"),
                       ("off_topic", "not about the question")):
@@ -114,7 +112,7 @@ def _wording(direction: str, counts: dict[str, int]) -> str:
         n = counts["undetermined"] + counts["neutral"]
         kinds = ", ".join(f"{counts[k]} {w}" for k, w in (("undetermined", "undetermined"), ("neutral", "neutral"),
                                                           ("off_topic", "not about the question")) if counts[k])
-        return (f"{head}: {_plural(n, 'paper addresses', 'papers address')} the question, but no sentence shows "
+        return (f"{head}: {plural(n, 'paper addresses', 'papers address')} the question, but no sentence shows "
                 f"a direction the stance model is confident of ({kinds}).")
     return f"{head}: {verdict_line(counts)}."
 

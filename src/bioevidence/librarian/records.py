@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, plural
 from .results import Answer, artifact_id, uri
 
 __all__ = ["PROFILE", "pin_cited", "record_for"]
@@ -58,8 +58,8 @@ def record_for(answer: Answer, *, uses: tuple[str, ...] = ("research_summary",))
     # Every verified sentence supports the record's statement (the question is addressed by this
     # evidence); each line's rationale gives its sentences' stance toward the question read as a claim.
     evidence_lines = [{"id": f"{rid}/line/{stance}", "direction": "supports", "evidence_item_ids": ids,
-                       "rationale": f"stance toward the question read as a claim: {stance} ({len(ids)} sentence(s), "
-                                    f"by the {_by(answer)})"}
+                       "rationale": f"stance toward the question read as a claim: {stance} "
+                                    f"({plural(len(ids), 'sentence')}, by the {_by(answer)})"}
                       for stance, ids in sorted(lines.items(), key=lambda kv: _ORDER.index(kv[0]))]
     if not items:
         raise ConfigurationError("the answer holds no evidence to record; ask another question or widen the index")

@@ -17,6 +17,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
+from ..errors import plural
 from .wording import describe_plan
 
 __all__ = ["FORMATS", "badge", "checked_items", "links", "render"]
@@ -119,7 +120,7 @@ def _text(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
                 lines.append(f"       (not about the question: {it.get('relevance')})")
     withheld = result.get("withheld_retracted") or []
     if withheld:
-        lines += ["", f"Withheld: {len(withheld)} retracted paper(s): "
+        lines += ["", f"Withheld: {plural(len(withheld), 'retracted paper')}: "
                   + ", ".join(w["doc_id"] for w in withheld) + " (--include-retracted shows them)"]
     if not result.get("items"):
         lines += ["", "No sentence of the indexed papers addresses the question."]
@@ -158,7 +159,7 @@ def _markdown(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
             lines.append(f"- **[{it['rank']}]** *{badge(it)}* `{_md(it['locator'])}`: {_md(it['text'])}{note}")
     withheld = result.get("withheld_retracted") or []
     if withheld:
-        lines += ["", f"*Withheld: {len(withheld)} retracted paper(s): "
+        lines += ["", f"*Withheld: {plural(len(withheld), 'retracted paper')}: "
                   + ", ".join(_md(w["doc_id"]) for w in withheld) + "*"]
     return "\n".join(lines) + "\n"
 
@@ -294,7 +295,7 @@ def _html(result: dict[str, Any], cited: dict[str, Any] | None, checked: dict[in
         out.append("</ol>")
     withheld = result.get("withheld_retracted") or []
     if withheld:
-        out.append(f"<p class=\"note\">Withheld: {len(withheld)} retracted paper(s): "
+        out.append(f"<p class=\"note\">Withheld: {plural(len(withheld), 'retracted paper')}: "
                    + ", ".join(e(w["doc_id"]) for w in withheld) + "</p>")
     made = _provenance(result)
     out.append("<p class=\"meta\">Every sentence is a verbatim slice of the pinned paper it names"
