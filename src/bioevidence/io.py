@@ -455,8 +455,9 @@ def refuse_output(output: Path, *, reads: Iterable[Path | str] = (), folders: It
     """Refuse an output path that is (or links to) a file the run reads, or lies in a pinned folder.
 
     ``reads``: every input file of the run (records, the ``--files-from`` list, profile, schema,
-    ontologies, gene sets, reference tables, a draft's hashed sources); ``folders``: snapshot
-    folders, whose every file is a pinned input (``literature.json`` included)."""
+    ontologies, gene sets, reference tables, a draft's hashed sources); ``folders``: folders the run
+    reads or pins (snapshot folders, whose every file is a pinned input, index and record folders).
+    Every command passes it before any work (``bioevidence.cli.guard``)."""
     from .errors import ConfigurationError
 
     output = Path(output)
@@ -465,8 +466,24 @@ def refuse_output(output: Path, *, reads: Iterable[Path | str] = (), folders: It
             raise ConfigurationError(f"{what} {output} would overwrite an input ({path}); choose another path")
     for folder in folders:
         if inside(output, folder):
+            kind = "the pinned snapshot folder" if (Path(folder) / "literature.json").is_file() else "the folder"
+            raise ConfigurationError(f"{what} {output} is inside {kind} {folder}, whose files this run reads; "
+                                     "write the output elsewhere")
+    real = Path(os.path.realpath(output))
+    for folder in (real, *real.parents):
+        if (folder / "literature.json").is_file():  # a pinned snapshot folder, named by the run or not
             raise ConfigurationError(f"{what} {output} is inside the pinned snapshot folder {folder}, whose files "
-                                     "are inputs; write the output elsewhere")
+                                     "are pinned inputs; write the output elsewhere")
+
+
+def refuse_overlap(folder: Path, paths: Iterable[Path | str], *, what: str) -> None:
+    """Refuse a folder a command rewrites as a whole when it holds one of ``paths`` (what the run reads)."""
+    from .errors import ConfigurationError
+
+    for path in paths:
+        if Path(path).exists() and inside(path, folder):
+            raise ConfigurationError(f"{what} {folder} holds {path}, which this run reads; choose a folder "
+                                     "that holds none of the inputs")
 
 
 def safe_child(folder: Path, name: str) -> Path:

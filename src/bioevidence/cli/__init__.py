@@ -65,7 +65,11 @@ class LazyGroup(click.Group):
                 return None
             raise
         command = getattr(module, attr, None)
-        return command if isinstance(command, click.Command) else None
+        if not isinstance(command, click.Command):
+            return None
+        from .guard import guarded
+
+        return guarded(command)  # no output onto or inside what the run reads (one guard, every command)
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
                                                                             list[str]]:

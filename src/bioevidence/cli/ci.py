@@ -36,7 +36,8 @@ def ci() -> None:
               help="record, or draft (each built with `bioevidence build` first). [INPUT_FORMAT]")
 @click.option("--fail-on", envvar="INPUT_FAIL_ON", default="review", show_default=True,
               help="review: fail unless all admitted; rejected: fail only on rejected or input errors. [INPUT_FAIL_ON]")
-@click.option("--snapshot-dir", envvar="INPUT_SNAPSHOT_DIR", help="Pinned snapshot folder. [INPUT_SNAPSHOT_DIR]")
+@click.option("--snapshot-dir", envvar="INPUT_SNAPSHOT_DIR", type=click.Path(file_okay=False),
+              help="Pinned snapshot folder. [INPUT_SNAPSHOT_DIR]")
 @click.option("--ontology", envvar="INPUT_ONTOLOGY", help="OBO releases, whitespace-separated. [INPUT_ONTOLOGY]")
 @click.option("--term-root", envvar="INPUT_TERM_ROOT", help="KIND=CURIE roots, whitespace-separated. [INPUT_TERM_ROOT]")
 @click.option("--genes", envvar="INPUT_GENES", help="HGNC complete-set files, whitespace-separated. [INPUT_GENES]")
