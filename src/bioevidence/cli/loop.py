@@ -310,8 +310,12 @@ def review_verify(queue_path: Path, expect_head: str | None) -> None:
         check_sha256(expect_head.strip().lower(), what="--expect-head")
     with _open_queue(queue_path, verify=False) as queue:
         state = queue.verify(expect_head=expect_head.strip().lower() if expect_head else None)
+    from ..loop.queue import wide_modes
+
     for problem in state.problems:
         click.echo(f"problem: {problem}")
+    for warning in wide_modes(queue_path):
+        click.echo(f"warning: {warning}", err=True)
     if state.problems:
         click.echo(f"{plural(len(state.problems), 'problem')} in {queue_path}; restore it from a backup", err=True)
         sys.exit(1)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -176,12 +177,38 @@ class Decided:
     replayed: bool = False  # the same request_id was decided before: this is that decision
 
 
+def create_private(path: Path) -> None:
+    """Create an absent queue file readable by its owner only (0600); SQLite gives its ``-wal`` and
+    ``-shm`` files the same mode. The queue holds records, notes and reviewers' password hashes."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return
+    except OSError:
+        return  # the connect below reports what is wrong with the path
+
+
+def wide_modes(path: Path) -> list[str]:
+    """One warning per queue file (the database, its ``-wal`` and ``-shm``) that others may read or write."""
+    found = []
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            mode = file.stat().st_mode & 0o777
+        except OSError:
+            continue
+        if mode & 0o077:
+            found.append(f"{file} is readable or writable by others (mode {mode:04o}); it holds records and "
+                         f"password hashes: chmod 600 {file}")
+    return found
+
+
 class ReviewQueue:
     """A review queue in a SQLite file (created, or migrated to :data:`SCHEMA_VERSION`, on open)."""
 
     def __init__(self, path: Path | str, *, clock: Callable[[], str] = _now, verify: bool = True) -> None:
         self.path = Path(path)
         self.clock = clock
+        create_private(self.path)
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
             self.db.row_factory = sqlite3.Row
