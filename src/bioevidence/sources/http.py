@@ -95,6 +95,9 @@ class HttpConfig:
     deadline: float = 120.0
     max_bytes: int = 50 * 1024 * 1024
     cache_dir: Path | None = None
+    # a redirect may leave the service's host only where the bytes are checked against a pinned
+    # SHA-256 afterwards (release downloads: GitHub hands them to its storage host)
+    cross_host_redirects: bool = False
     ncbi_api_key: str | None = None
     urls: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_URLS))
     limits: Mapping[str, HostLimit] | None = None
@@ -195,6 +198,20 @@ def translate_error(exc: Exception, url: str) -> RetrievalError:
     if isinstance(exc, httpx.HTTPError):
         return RetrievalError(f"HTTP error for {url}: {exc}", url=url, retryable=True, reason="http")
     return RetrievalError(f"unexpected error for {url}: {exc}", url=url, reason="unexpected")
+
+
+def _same_host_redirect(response: Any) -> None:
+    """A redirect to another origin than the one asked is refused (a forged answer from elsewhere never
+    reaches a catalogue); ``http`` to ``https`` on the same host and default ports is followed."""
+    if not response.has_redirect_location:
+        return
+    asked = response.request.url
+    target = asked.join(response.headers["location"])
+    upgrade = asked.scheme == "http" and target.scheme == "https" and asked.port is None and target.port is None
+    if target.host != asked.host or ((target.scheme, target.port) != (asked.scheme, asked.port) and not upgrade):
+        raise RetrievalError(f"{asked.host} redirected to another host ({target.host or target}); refused: answers "
+                             "are taken only from the service asked (check the base URL)",
+                             url=str(asked), status=response.status_code, reason="redirect_host")
 
 
 def _host(url: str) -> str:
@@ -317,6 +334,7 @@ class HttpClient:
             headers={"User-Agent": self.config.user_agent},
             follow_redirects=True,
             limits=limits,
+            event_hooks={"response": [] if self.config.cross_host_redirects else [_same_host_redirect]},
         )
         self.requests_sent = 0
 

@@ -226,7 +226,7 @@ def pull(
         # A release is large: 15 minutes unless BIOEVIDENCE_HTTP_DEADLINE says otherwise.
         deadline = None if os.environ.get("BIOEVIDENCE_HTTP_DEADLINE") else RELEASE_DEADLINE
         client = http or HttpClient(HttpConfig.from_env(max_bytes=MAX_RELEASE_BYTES, read_timeout=120.0,
-                                                        deadline=deadline))
+                                                        deadline=deadline, cross_host_redirects=True))
         try:
             response = client.get(release.url, max_bytes=MAX_RELEASE_BYTES, use_cache=False)
         finally:
