@@ -136,6 +136,7 @@ def parse_json(data: bytes | str, *, file: str | None = None, line: int | None =
 def parse_json_tracked(data: bytes | str, *, file: str | None = None, line: int | None = None) -> tuple[Any, bool]:
     """``parse_json`` plus whether any float was read (``canonical_json`` is faster without floats)."""
     text = decode_utf8(data, file=file, line=line) if isinstance(data, bytes) else data
+    _refuse_many_json_values(text, file=file, line=line)
     _PARSE_STATE.floats = False
     try:
         value = _DECODER.decode(text)
@@ -153,6 +154,30 @@ def parse_json_tracked(data: bytes | str, *, file: str | None = None, line: int 
     return value, bool(_PARSE_STATE.floats)
 
 
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _refuse_many_json_values(text: str, *, file: str | None, line: int | None) -> None:
+    """Refuse JSON holding more values than ``json_max_nodes`` before any is built.
+
+    Every value but the first follows a ``,`` or opens inside a ``[``/``{``, and every key precedes
+    a ``:``, so those characters bound the count; when the quick bound (strings included) is over the
+    limit, it is taken again with string contents removed (C-speed scans of the text, no objects)."""
+    from .limits import limit
+
+    allowed = int(limit("json_max_nodes"))
+
+    def bound(t: str) -> int:
+        return t.count(",") + t.count("[") + t.count("{") + t.count(":") + 1
+
+    if len(text) < allowed or bound(text) <= allowed:
+        return
+    found = bound(_JSON_STRING.sub('""', text))
+    if found > allowed:
+        raise LimitError(f"JSON holds about {found:,} values, over the limit of {allowed:,}; split the input or "
+                         "raise BIOEVIDENCE_JSON_MAX_NODES", file=file, line=line)
+
+
 def parse_yaml(data: bytes | str, *, file: str | None = None, what: str = "YAML",
                max_aliases: int | None = None, max_expansion: int | None = None) -> Any:
     """Parse YAML safely: no object tags, no duplicate or non-string keys, depth, size and alias limits
@@ -166,11 +191,18 @@ def parse_yaml(data: bytes | str, *, file: str | None = None, what: str = "YAML"
         raise LimitError(f"{what} is larger than {MAX_BYTES // (1024 * 1024)} MB", file=file)
     aliases_allowed = int(max_aliases if max_aliases is not None else limit("yaml_max_aliases"))
     expansion_allowed = int(max_expansion if max_expansion is not None else limit("yaml_max_expansion"))
+    nodes_allowed = int(limit("yaml_max_nodes"))
 
     class _Loader(yaml.SafeLoader):
         aliases = 0
+        nodes = 0
 
         def compose_node(self, parent: Any, index: Any) -> Any:
+            self.nodes += 1
+            if self.nodes > nodes_allowed:  # counted as composed: a refused file costs at most the limit
+                line = self.peek_event().start_mark.line + 1
+                raise LimitError(f"{what} holds more than {nodes_allowed:,} values (at line {line}); split it or "
+                                 "raise BIOEVIDENCE_YAML_MAX_NODES", file=file, line=line)
             if self.check_event(yaml.AliasEvent):
                 self.aliases += 1
                 if self.aliases > aliases_allowed:

@@ -8,6 +8,11 @@
   YAML document.
 * ``yaml_max_expansion`` (``BIOEVIDENCE_YAML_MAX_EXPANSION``, default 10000): nodes that alias
   expansion may add to one YAML document (a "billion laughs" file adds billions).
+* ``json_max_nodes`` (``BIOEVIDENCE_JSON_MAX_NODES``, default 4,000,000) and ``yaml_max_nodes``
+  (``BIOEVIDENCE_YAML_MAX_NODES``, default 100,000): values (keys, scalars, lists, objects) one JSON
+  or YAML document may hold. Counted before they are built: JSON by a scan of its text, YAML as the
+  parser composes it, so the cost of a refused file is bounded by the limit, not by the 50 MB cap
+  (a 1.5 MB YAML list of 375,000 items took 13 s and 300 MB; 30 MB of JSON integers aborted Python).
 * ``http_deadline`` (``BIOEVIDENCE_HTTP_DEADLINE``, default 120 s; ``--http-deadline`` on
   ``ground``): one HTTP request, every attempt, read and backoff wait included.
 
@@ -46,6 +51,8 @@ LIMITS: dict[str, Limit] = {
         Limit("yaml_max_aliases", "BIOEVIDENCE_YAML_MAX_ALIASES", 100, "count"),
         Limit("yaml_max_expansion", "BIOEVIDENCE_YAML_MAX_EXPANSION", 10_000, "count"),
         Limit("http_deadline", "BIOEVIDENCE_HTTP_DEADLINE", 120.0, "seconds", "--http-deadline"),
+        Limit("json_max_nodes", "BIOEVIDENCE_JSON_MAX_NODES", 4_000_000, "count"),
+        Limit("yaml_max_nodes", "BIOEVIDENCE_YAML_MAX_NODES", 100_000, "count"),
     )
 }
 
