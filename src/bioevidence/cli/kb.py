@@ -126,10 +126,13 @@ def kb() -> None:
               help="Already pinned works (literature.json), used first and without network.")
 @click.option("--offline", is_flag=True, help="No network at all: entries not pinned stop at abstract/metadata.")
 @click.option("--resolver", type=click.Choice(["europepmc", "ncbi"]), default="europepmc", show_default=True)
+@click.option("--files-root", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The folder the entries' `file` fields may name files in (default: each .bib's own folder; "
+                   "e.g. ~/Zotero/storage). Files elsewhere are refused.")
 @click.option("--quiet", is_flag=True, help="No per-entry lines.")
 @scheduler_option
 def build(bibliographies: tuple[Path, ...], kb_dir: Path, snapshot_dir: Path | None, offline: bool, resolver: str,
-          quiet: bool, scheduler: str | None) -> None:
+          files_root: Path | None, quiet: bool, scheduler: str | None) -> None:
     """Build a knowledge base from BIBLIOGRAPHY... (.bib files, or text files of PMIDs/PMCIDs/DOIs).
 
     Per entry: full text from a local file named in the entry, else the pinned work in
@@ -143,6 +146,7 @@ def build(bibliographies: tuple[Path, ...], kb_dir: Path, snapshot_dir: Path | N
       bioevidence kb build refs.bib --kb mykb/ --snapshot-dir snapshots/   # pinned works first, no network
       bioevidence kb build pmids.txt --kb mykb/ --offline
       bioevidence kb build refs.bib --kb mykb/ --scheduler local:2
+      bioevidence kb build zotero.bib --kb mykb/ --files-root ~/Zotero/storage   # PDFs Zotero keeps elsewhere
     """
     from ..librarian.kb.build import build_kb
 
@@ -150,7 +154,7 @@ def build(bibliographies: tuple[Path, ...], kb_dir: Path, snapshot_dir: Path | N
     emit, stop = _reporter(quiet)
     try:
         report = build_kb(list(bibliographies), kb_dir, snapshot_dir=snapshot_dir, offline=offline,
-                          resolver=resolver, scheduler=scheduler, progress=emit)
+                          resolver=resolver, scheduler=scheduler, progress=emit, files_root=files_root)
     finally:
         stop()
     click.echo(json.dumps(report.to_json()))

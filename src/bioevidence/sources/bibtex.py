@@ -36,6 +36,7 @@ class BibEntry:
     abstract: str = ""
     ids: tuple[PublicationId, ...] = ()
     files: tuple[str, ...] = ()
+    files_root: str = ""  # the folder every file of ``files`` must lie in (symlinks followed): the .bib's
     url: str = ""
     line: int = 0
     extra: dict[str, str] = field(default_factory=dict)
@@ -95,7 +96,7 @@ def _ids(fields: dict[str, str]) -> tuple[PublicationId, ...]:
     return tuple(sorted(found, key=lambda i: order.index(i.scheme)))
 
 
-def _read_bib(text: str, path: Path) -> Bibliography:
+def _read_bib(text: str, path: Path, files_root: Path) -> Bibliography:
     import bibtexparser
     import bibtexparser.middlewares as mw
 
@@ -115,7 +116,8 @@ def _read_bib(text: str, path: Path) -> Bibliography:
             key=key, entry_type=e.entry_type.lower(), title=fields.get("title", ""), authors=authors,
             year=_year(fields.get("year", "") or fields.get("date", "")),
             journal=fields.get("journal", "") or fields.get("journaltitle", "") or fields.get("booktitle", ""),
-            abstract=fields.get("abstract", ""), ids=_ids(fields), files=files, url=fields.get("url", ""),
+            abstract=fields.get("abstract", ""), ids=_ids(fields), files=files, files_root=str(files_root),
+            url=fields.get("url", ""),
             line=(e.start_line or 0) + 1,
             extra={k: v for k, v in fields.items() if k in ("volume", "pages", "number", "publisher", "note")}))
     failed = [((b.start_line or 0) + 1, " ".join(str(b.error).split())[:200]) for b in library.failed_blocks]
@@ -141,16 +143,24 @@ def _read_list(text: str, path: Path) -> Bibliography:
     return Bibliography(str(path), entries, failed)
 
 
-def read_bibliography(path: Path | str) -> Bibliography:
-    """Entries of a ``.bib`` file, or of a file of identifiers (any other name), in file order."""
+def read_bibliography(path: Path | str, *, files_root: Path | str | None = None) -> Bibliography:
+    """Entries of a ``.bib`` file, or of a file of identifiers (any other name), in file order.
+
+    The files an entry names are read only inside ``files_root`` (default: the ``.bib``'s own
+    folder; symlinks followed), whatever the ``file`` field says (``../``, absolute, Zotero's
+    ``desc:path:mime``): a bibliography from elsewhere cannot make a knowledge base pin
+    ``~/.ssh/id_rsa``. A Zotero storage folder is given explicitly (``kb build --files-root``)."""
     from ..io import decode_utf8, read_limited
 
     path = Path(path)
     if not path.is_file():
         raise ConfigurationError(f"{path} is not a file; give a .bib file or a text file of PMIDs/DOIs")
+    root = Path(files_root) if files_root is not None else path.parent
+    if not root.is_dir():
+        raise ConfigurationError(f"--files-root {root} is not a folder")
     text = decode_utf8(read_limited(path), file=str(path))
     is_bib = path.suffix.lower() in (".bib", ".bibtex") or re.search(r"^\s*@\w+\s*[{(]", text, re.M) is not None
-    bib = _read_bib(text, path) if is_bib else _read_list(text, path)
+    bib = _read_bib(text, path, root.resolve()) if is_bib else _read_list(text, path)
     if not bib.entries and not bib.failed:
         raise InputError("the bibliography holds no entries", file=str(path))
     return bib
@@ -161,10 +171,20 @@ _SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "~": r"\
 
 
 def _escape(value: str) -> str:
-    out = "".join(_SPECIAL.get(ch, ch) for ch in value)
-    # Braces must balance inside a braced value: drop unbalanced ones (rare in titles).
-    out = out.replace("{", "").replace("}", "") if out.count("{") != out.count("}") else out
+    """A field value safe inside ``{…}``: LaTeX specials escaped, braces dropped (a ``}`` from a
+    service's answer would close the field and plant another, e.g. ``file = {/etc/passwd}``)."""
+    out = "".join(_SPECIAL.get(ch, ch) for ch in value.replace("{", "").replace("}", ""))
     return " ".join(out.split())
+
+
+_URL_SAFE = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]")
+
+
+def _escape_url(value: str) -> str:
+    """A URL for a ``url = {…}`` field: every character outside RFC 3986's set (braces, backslash,
+    spaces, controls, non-ASCII) percent-encoded, so the field cannot end early."""
+    return "".join(ch if _URL_SAFE.fullmatch(ch) else "".join(f"%{b:02X}" for b in ch.encode("utf-8"))
+                   for ch in value.strip())
 
 
 def _key_for(entry: BibEntry, used: set[str]) -> str:
@@ -196,7 +216,7 @@ def to_bibtex(entries: Iterable[BibEntry]) -> str:
         if e.abstract:
             fields.append(("abstract", e.abstract))
         fields.extend(sorted(e.extra.items()))
-        body = ",\n".join(f"  {k} = {{{_escape(v) if k != 'url' else v}}}" for k, v in fields if v)
+        body = ",\n".join(f"  {k} = {{{_escape(v) if k != 'url' else _escape_url(v)}}}" for k, v in fields if v)
         entry_type = re.sub(r"[^a-z]", "", e.entry_type.lower()) or "misc"
         blocks.append(f"@{entry_type}{{{_key_for(e, used)},\n{body}\n}}\n")
     return "\n".join(blocks)

@@ -84,14 +84,21 @@ class Acquirer:
         if not entry.files:
             attempts.append(Attempt("fulltext", "local-file", False, "no file named in the entry"))
             return None
+        from ...io import inside
+
         for name in entry.files:
             path = Path(name)
             lower = path.name.lower()
+            if entry.files_root and not inside(path, entry.files_root):
+                attempts.append(Attempt("fulltext", "local-file", False,
+                                        f"{path.name}: outside the bibliography's folder {entry.files_root}; refused "
+                                        "(move it there, or give kb build --files-root FOLDER)"))
+                continue
             if not path.is_file():
                 attempts.append(Attempt("fulltext", "local-file", False, f"{name} does not exist"))
                 continue
             try:
-                found = self._local_pdf(path) if lower.endswith(".pdf") else self._local_file(entry, path, lower)
+                found = self._local_pdf(entry, path) if lower.endswith(".pdf") else self._local_file(entry, path, lower)
             except (InputError, OSError, UnicodeDecodeError) as exc:
                 reason = exc.message if isinstance(exc, BioevidenceError) else str(exc)
                 attempts.append(Attempt("fulltext", "local-file", False, f"{path.name}: {reason}"))
@@ -193,11 +200,11 @@ class Acquirer:
         if got != sha:  # pragma: no cover - put re-hashes what read verified
             raise InputError(f"pinned bytes {sha} re-hash to {got}", file=str(found))
 
-    def _local_pdf(self, path: Path) -> dict[str, Any]:
+    def _local_pdf(self, entry: BibEntry, path: Path) -> dict[str, Any]:
         from ...io import read_limited
         from .pdf import extractor, pdf_text
 
-        data = read_limited(path)
+        data = read_limited(path, within=Path(entry.files_root) if entry.files_root else None)
         text = pdf_text(data, name=path.name)
         pdf_sha = self.store.put(data, ext="pdf")
         return {"tier": "fulltext", "via": "local-pdf", "sha256": self.store.put(text.encode("utf-8"), ext="txt"),
@@ -206,7 +213,7 @@ class Acquirer:
     def _local_file(self, entry: BibEntry, path: Path, lower: str) -> dict[str, Any] | None:
         from ...io import read_limited
 
-        data = read_limited(path)
+        data = read_limited(path, within=Path(entry.files_root) if entry.files_root else None)
         if lower.endswith(".gz"):
             from ...io import gunzip_limited
             from ...limits import size_limit

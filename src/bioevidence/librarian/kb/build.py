@@ -118,14 +118,15 @@ def _pinner_factory(store: SnapshotStore, catalogue: Catalogue, resolver: str) -
 
 def build_kb(bibliographies: Sequence[Path | str], kb_dir: Path | str, *, snapshot_dir: Path | str | None = None,
              offline: bool = False, resolver: str = "europepmc", scheduler: Any = None, workers: int = 1,
-             progress: Callable[[Event], None] | None = None, network: Callable[[], Any] | None = None
-             ) -> BuildReport:
+             progress: Callable[[Event], None] | None = None, network: Callable[[], Any] | None = None,
+             files_root: Path | str | None = None) -> BuildReport:
     """Add the entries of ``bibliographies`` (``.bib`` files or lists of identifiers) to the
     knowledge base in ``kb_dir`` and rebuild its indexes (see module docstring).
 
     ``snapshot_dir``: pinned works used first, with no network; ``offline``: no network at all
     (entries not pinned anywhere stop at their abstract or metadata). ``network`` replaces the
-    default Pinner factory (tests pass one built on a loopback server's client)."""
+    default Pinner factory (tests pass one built on a loopback server's client). ``files_root``: the
+    folder entries' ``file`` fields may name files in (default: each bibliography's own folder)."""
     from .acquire import Acquirer, entry_fingerprint
 
     start = time.perf_counter()
@@ -147,7 +148,7 @@ def build_kb(bibliographies: Sequence[Path | str], kb_dir: Path | str, *, snapsh
     entries: list[tuple[str, Any]] = []
     failed: list[tuple[str, int, str]] = []
     for path in bibliographies:
-        bib = read_bibliography(path)
+        bib = read_bibliography(path, files_root=files_root)
         entries.extend((str(path), e) for e in bib.entries)
         failed.extend((str(path), line, reason) for line, reason in bib.failed)
     for source, line, reason in failed:
@@ -206,8 +207,9 @@ def _assemble(kb: KnowledgeBase, records: list[EntryRecord], acquired: int, fail
 def merge_kbs(sources: Iterable[Path | str], kb_dir: Path | str, *, scheduler: Any = None,
               progress: Callable[[Event], None] | None = None) -> BuildReport:
     """One knowledge base holding the entries of ``sources`` (pinned bytes copied, vectors reused
-    from their caches, duplicates by key kept once: the first source wins)."""
-    import shutil
+    from their caches, duplicates by key kept once: the first source wins). A vector cache, or a
+    file in it, that is a symlink (or leads out of its knowledge base) is not read."""
+    from ...io import atomic_write_bytes
 
     start = time.perf_counter()
     out = KnowledgeBase(kb_dir)
@@ -230,11 +232,15 @@ def merge_kbs(sources: Iterable[Path | str], kb_dir: Path | str, *, scheduler: A
                 catalogue.add(work)
         for rec in kb:
             records.setdefault(rec.key, rec)
-        if kb.cache.is_dir():
+        if kb.cache.is_dir() and not kb.cache.is_symlink():
+            from ...io import inside, read_limited
+
             out.cache.mkdir(parents=True, exist_ok=True)
             for f in kb.cache.glob("*.npy"):
-                if not (out.cache / f.name).exists():
-                    shutil.copyfile(f, out.cache / f.name)
+                # a cache file (or the folder) linked out of the source knowledge base is not copied
+                if f.is_symlink() or not inside(f, kb.root) or (out.cache / f.name).exists():
+                    continue
+                atomic_write_bytes(out.cache / f.name, read_limited(f, within=kb.root))
     catalogue.save(out.snapshots / CATALOGUE_NAME)
     out.rewrite(records.values())
     return _assemble(out, list(records.values()), 0, [], start, scheduler, 1, progress or (lambda e: None))
