@@ -415,6 +415,31 @@ def output_mode(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
+@contextlib.contextmanager
+def folder_lock(folder: Path | str, name: str = ".bioevidence.lock", *, wait: bool = True,
+                what: str = "this folder") -> Iterator[None]:
+    """An exclusive lock on ``folder`` shared by every bioevidence process on this machine (``flock``
+    on ``folder/name``, released when the block ends or the process dies). ``wait``: block until the
+    other writer is done (a catalogue save takes milliseconds); else refuse at once with a
+    :class:`BusyError` naming ``what`` (a knowledge-base build takes minutes)."""
+    import fcntl
+
+    from .errors import BusyError
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / name, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError as exc:
+            raise BusyError(f"another bioevidence process is writing {what} ({folder}); wait for it to finish, "
+                            "or write to another folder", file=str(folder)) from exc
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``.
 

@@ -195,9 +195,20 @@ class Catalogue:
 
     def save(self, path: Path | str) -> Path:
         """Write atomically (temporary file + rename) to :func:`catalogue_path` (a folder, made when
-        missing, means ``<folder>/literature.json``)."""
+        missing, means ``<folder>/literature.json``).
+
+        Two processes pinning into one folder both keep their works: under the folder's lock, the
+        works the file holds that this catalogue lacks (another writer's, since this one was loaded)
+        are added first, then the union is written. A work is never dropped by a save."""
+        from ..io import folder_lock
+
         path = catalogue_path(path)
-        atomic_write_text(path, self.dumps())
+        with folder_lock(path.parent, f".{path.name}.lock"):
+            if path.is_file():
+                for work in Catalogue.load(path):
+                    if work.key not in self._works:
+                        self.add(work)
+            atomic_write_text(path, self.dumps())
         return path
 
     # -- access -----------------------------------------------------------------------------

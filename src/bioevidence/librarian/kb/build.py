@@ -116,6 +116,9 @@ def _pinner_factory(store: SnapshotStore, catalogue: Catalogue, resolver: str) -
     return make
 
 
+KB_LOCK = ".kb.lock"  # held by kb build and kb merge for the whole run
+
+
 def build_kb(bibliographies: Sequence[Path | str], kb_dir: Path | str, *, snapshot_dir: Path | str | None = None,
              offline: bool = False, resolver: str = "europepmc", scheduler: Any = None, workers: int = 1,
              progress: Callable[[Event], None] | None = None, network: Callable[[], Any] | None = None,
@@ -127,6 +130,17 @@ def build_kb(bibliographies: Sequence[Path | str], kb_dir: Path | str, *, snapsh
     (entries not pinned anywhere stop at their abstract or metadata). ``network`` replaces the
     default Pinner factory (tests pass one built on a loopback server's client). ``files_root``: the
     folder entries' ``file`` fields may name files in (default: each bibliography's own folder)."""
+    from ...io import folder_lock
+
+    with folder_lock(kb_dir, KB_LOCK, wait=False, what="the knowledge base"):  # one writer: never a lost entry
+        return _build_kb(bibliographies, kb_dir, snapshot_dir=snapshot_dir, offline=offline, resolver=resolver,
+                         scheduler=scheduler, workers=workers, progress=progress, network=network,
+                         files_root=files_root)
+
+
+def _build_kb(bibliographies: Sequence[Path | str], kb_dir: Path | str, *, snapshot_dir: Path | str | None,
+              offline: bool, resolver: str, scheduler: Any, workers: int, progress: Callable[[Event], None] | None,
+              network: Callable[[], Any] | None, files_root: Path | str | None) -> BuildReport:
     from .acquire import Acquirer, entry_fingerprint
 
     start = time.perf_counter()
@@ -209,6 +223,14 @@ def merge_kbs(sources: Iterable[Path | str], kb_dir: Path | str, *, scheduler: A
     """One knowledge base holding the entries of ``sources`` (pinned bytes copied, vectors reused
     from their caches, duplicates by key kept once: the first source wins). A vector cache, or a
     file in it, that is a symlink (or leads out of its knowledge base) is not read."""
+    from ...io import folder_lock
+
+    with folder_lock(kb_dir, KB_LOCK, wait=False, what="the knowledge base"):
+        return _merge_kbs(sources, kb_dir, scheduler=scheduler, progress=progress)
+
+
+def _merge_kbs(sources: Iterable[Path | str], kb_dir: Path | str, *, scheduler: Any,
+               progress: Callable[[Event], None] | None) -> BuildReport:
     from ...io import atomic_write_bytes
 
     start = time.perf_counter()
