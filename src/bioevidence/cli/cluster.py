@@ -12,8 +12,18 @@ SCHEDULER_HELP = ("Run the batches on Dask: local[:N] (N worker processes on thi
                   "address such as tcp://10.0.0.5:8786 (needs pip install 'bioevidence[dask]'; see docs/scale.md).")
 
 
+def _checked(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """The address is checked (its form, a scheduler answering there) before the command does any work:
+    ``kb build --scheduler unreachable`` used to write the knowledge base first."""
+    if value is not None and not ctx.resilient_parsing:
+        from ..execute.cluster import check_scheduler
+
+        check_scheduler(value)
+    return value
+
+
 def scheduler_option(f: Any) -> Any:
-    return click.option("--scheduler", metavar="ADDRESS|local[:N]", help=SCHEDULER_HELP)(f)
+    return click.option("--scheduler", metavar="ADDRESS|local[:N]", help=SCHEDULER_HELP, callback=_checked)(f)
 
 
 @contextmanager

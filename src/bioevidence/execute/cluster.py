@@ -41,8 +41,11 @@ RETRIES = 2  # re-runs of a batch whose task raised (a worker's shared filesyste
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler
 WINDOW = 8  # batches in flight per worker thread (the scheduler queues them; results wait here in order)
 WAIT_ENV = "BIOEVIDENCE_DASK_WAIT"  # seconds to wait for the first worker to join (default 120)
+HANDSHAKE_TIMEOUT = 10.0  # seconds for a scheduler to answer Dask's handshake (a silent port hung for ever)
+HANDSHAKE_ENV = "BIOEVIDENCE_DASK_HANDSHAKE"  # seconds, overrides HANDSHAKE_TIMEOUT
+OVERSUBSCRIBE_ENV = "BIOEVIDENCE_DASK_OVERSUBSCRIBE"  # 1: local:N may start more processes than cores
 _LOCAL = re.compile(r"local(?::(\d+))?")
-_ADDRESS = re.compile(r"[a-z][a-z0-9+]*://\S+|[^\s:/]+:\d+")
+_ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss)://)?[^\s:/@]+:\d{1,5}/?")
 
 
 def _import_distributed() -> Any:
@@ -64,8 +67,67 @@ def parse_scheduler(value: str) -> tuple[str, int | None]:
         return "local", n
     if _ADDRESS.fullmatch(text):
         return "address", None
+    scheme = text.split("://", 1)[0] if "://" in text else None
+    if scheme is not None:
+        raise ConfigurationError(f"--scheduler {value!r}: {scheme}:// is not a Dask scheduler address for this "
+                                 "command (tcp://, tls://, ws:// or wss:// host:port; in Python, pass a "
+                                 "distributed.Client)")
     raise ConfigurationError(f"--scheduler {value!r} is neither local, local:N nor a scheduler address "
                              "such as tcp://10.0.0.5:8786")
+
+
+def probe(address: str, timeout: float | None = None) -> None:
+    """Dask's handshake with the scheduler at ``address``, within ``timeout`` seconds in all, or a
+    ``ClusterError``: a port that accepts connections and never answers is refused instead of
+    hanging the run (distributed's own ``timeout`` covers the connect, not the handshake)."""
+    import asyncio
+
+    _import_distributed()
+    from distributed.comm import connect
+
+    if timeout is None:
+        try:
+            timeout = float(os.environ.get(HANDSHAKE_ENV, HANDSHAKE_TIMEOUT))
+        except ValueError as exc:
+            raise ConfigurationError(f"${HANDSHAKE_ENV} must be a number of seconds") from exc
+
+    async def handshake() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=timeout), timeout)
+        await comm.close()
+
+    try:
+        asyncio.run(handshake())
+    except TimeoutError as exc:
+        raise ClusterError(f"the Dask scheduler {address} did not answer within {timeout:g} s (nothing listening, "
+                           "or not a Dask scheduler); check the address and that the scheduler is running",
+                           retryable=True) from exc
+    except (OSError, ValueError, TypeError, RuntimeError) as exc:
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise ClusterError(f"cannot reach the Dask scheduler {address} ({reason}); check the address, its "
+                           "security settings (tls://) and that the scheduler is running", retryable=True) from exc
+
+
+def check_scheduler(value: str) -> None:
+    """What a command checks before any work: the value's form, and for an address that a Dask
+    scheduler answers there (``probe``). ``local[:N]`` needs only Dask to be installed."""
+    kind, _ = parse_scheduler(value)
+    _import_distributed()
+    if kind == "address":
+        probe(value.strip())
+
+
+def local_workers(n: int | None) -> int:
+    """Worker processes for ``local[:N]``: N, capped at the cores unless ``$BIOEVIDENCE_DASK_OVERSUBSCRIBE=1``."""
+    cores = os.cpu_count() or 1
+    if n is None:
+        return cores
+    if n > cores and os.environ.get(OVERSUBSCRIBE_ENV) != "1":
+        import sys
+
+        sys.stderr.write(f"local:{n} asks for {n} worker processes on {cores} cores; starting {cores} "
+                         f"(set {OVERSUBSCRIBE_ENV}=1 to start {n})\n")
+        return cores
+    return n
 
 
 def _worker_version() -> str:
@@ -124,16 +186,17 @@ class DaskExecutor:
             if kind == "local":
                 try:
                     cluster = distributed.LocalCluster(
-                        n_workers=n or os.cpu_count() or 1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        n_workers=local_workers(n), threads_per_worker=1, processes=True, host="127.0.0.1",
                         dashboard_address=":0", silence_logs=logging.ERROR)
                 except (OSError, RuntimeError, TimeoutError) as exc:
                     raise ClusterError(f"could not start a local Dask cluster ({type(exc).__name__}: {exc}); check "
                                        "free memory and ports on 127.0.0.1, or use --workers", retryable=True) from exc
                 executor = cls(distributed.Client(cluster, set_as_default=False), cluster=cluster)
             else:
+                probe(scheduler.strip())  # a silent port is refused here, not after a hang
                 try:
                     client = distributed.Client(scheduler.strip(), timeout=CONNECT_TIMEOUT, set_as_default=False)
-                except (OSError, TimeoutError) as exc:
+                except (OSError, TimeoutError, ValueError, TypeError, RuntimeError) as exc:
                     raise ClusterError(f"cannot reach the Dask scheduler {scheduler} ({exc}); check the address "
                                        "and that the scheduler is running", retryable=True) from exc
                 executor = cls(client)
