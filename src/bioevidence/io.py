@@ -543,6 +543,22 @@ def refuse_overlap(folder: Path, paths: Iterable[Path | str], *, what: str) -> N
                                      "that holds none of the inputs")
 
 
+_SYSTEM = ("/etc", "/proc", "/sys", "/dev", "/boot", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/run")
+
+
+def refuse_system_folder(folder: Path | str, *, what: str) -> None:
+    """Refuse a folder a server is told to read or write (``--workspace``, ``--snapshot-dir``) that is the
+    filesystem root, a home folder itself, or inside the system's own folders (``/etc``, ``/proc`` …):
+    a tool call could then read any file there by path."""
+    from .errors import ConfigurationError
+
+    real = Path(os.path.realpath(folder))
+    system = [s for s in _SYSTEM if inside(real, s)]
+    if real == Path(real.anchor) or real == Path(os.path.realpath(Path.home())) or system:
+        where = "the filesystem root" if real == Path(real.anchor) else system[0] if system else "a home folder"
+        raise ConfigurationError(f"{what} {folder} is {where}; give a folder made for it (e.g. ./records)")
+
+
 def safe_child(folder: Path, name: str) -> Path:
     """``folder / name`` only when it stays inside ``folder`` (no ``..``, no absolute names)."""
     from .errors import ConfigurationError

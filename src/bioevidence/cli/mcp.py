@@ -14,7 +14,10 @@ from .model import model_options
 
 @click.command()
 @click.option("--http", "use_http", is_flag=True,
-              help="Serve streamable HTTP instead of stdio (bearer token from $BIOEVIDENCE_MCP_TOKEN when set).")
+              help="Serve streamable HTTP instead of stdio, behind a bearer token: $BIOEVIDENCE_MCP_TOKEN, else one "
+                   "generated and printed once on stderr.")
+@click.option("--no-token", is_flag=True,
+              help="--http on 127.0.0.1 without a token: any local user can then call every tool, ground included.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address for --http; anything but loopback needs $BIOEVIDENCE_MCP_TOKEN.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
@@ -49,7 +52,8 @@ from .model import model_options
               help="Total time for one HTTP request of the ground tool (default 120, or $BIOEVIDENCE_HTTP_DEADLINE).")
 @_grounding_options
 @click.pass_context
-def mcp(ctx: click.Context, use_http: bool, host: str, port: int, profiles: tuple[str, ...], no_grounding: bool,
+def mcp(ctx: click.Context, use_http: bool, no_token: bool, host: str, port: int, profiles: tuple[str, ...],
+        no_grounding: bool,
         index_dir: Path | None, references: Path | None, planner: str, judge: str, stance: str,
         vocabularies: tuple[Path, ...], model: str | None,
         base_url: str | None, model_timeout: float, workspace: Path | None, rounds: int, email: str | None,
@@ -75,8 +79,16 @@ def mcp(ctx: click.Context, use_http: bool, host: str, port: int, profiles: tupl
             if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT:
                 raise click.UsageError(f"--{name} is for --http; stdio needs no address")
     from ..gate.profiles import load_profile
+    from ..io import refuse_system_folder
     from ..mcp.config import ServerConfig
     from ..mcp.services import Services
+
+    if workspace is not None:
+        refuse_system_folder(workspace, what="--workspace")
+    if grounding.get("snapshot_dir") is not None:
+        refuse_system_folder(grounding["snapshot_dir"], what="--snapshot-dir")
+    if no_token and not use_http:
+        raise click.UsageError("--no-token is for --http; stdio needs no token")
 
     first = load_profile(profiles[0]) if profiles else None
     chosen = _grounder_options(first, grounding, grounding=not no_grounding)
@@ -89,10 +101,25 @@ def mcp(ctx: click.Context, use_http: bool, host: str, port: int, profiles: tupl
     if use_http:
         from ..mcp.server import check_http, run_http
 
-        token = os.environ.get(TOKEN_ENV) or None
-        check_http(host, token)
+        token = None if no_token else os.environ.get(TOKEN_ENV) or None
+        check_http(host, token)  # beyond loopback: a token you chose ($BIOEVIDENCE_MCP_TOKEN), never a printed one
+        if token is None and not no_token:
+            token = _new_token()
         run_http(services, host, port, token)
     else:
         from ..mcp.server import run_stdio
 
         run_stdio(services)
+
+
+def _new_token() -> str:
+    """A bearer token for this server's life, printed once on stderr (never logged again)."""
+    import secrets
+    import sys
+
+    from ..mcp import TOKEN_ENV
+
+    token = secrets.token_urlsafe(32)
+    print(f"bearer token for this server (shown once; set ${TOKEN_ENV} to choose it): {token}", file=sys.stderr,
+          flush=True)
+    return token

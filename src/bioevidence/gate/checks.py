@@ -21,6 +21,27 @@ def _distinct_nonblank(value: Any) -> bool:
     return isinstance(value, list) and len(set(value)) == len(value)
 
 
+MAX_ID_CHARS = 1000  # a record id, an entity, item, source or line id, a use name (a 3 MiB id was admitted)
+
+
+def _record_ids(record: Record) -> list[tuple[str, str]]:
+    """Every identifier of the record with its path (ids, references to ids, uses, the profile id)."""
+    statement = record["statement"]
+    found = [("$.record_id", record["record_id"]), ("$.profile_id", record["profile_id"]),
+             ("$.statement.id", statement["id"]), ("$.statement.subject.id", statement["subject"]["id"]),
+             ("$.statement.object.id", statement["object"]["id"])]
+    found += [(f"$.requested_uses[{n}]", u) for n, u in enumerate(record["requested_uses"])]
+    for key in ("source_artifacts", "evidence_items", "adjudications"):
+        found += [(f"$.{key}[{n}].id", row["id"]) for n, row in enumerate(record.get(key) or [])]
+    found += [(f"$.evidence_items[{n}].source_artifact_id", row["source_artifact_id"])
+              for n, row in enumerate(record["evidence_items"])]
+    for n, line in enumerate(statement["evidence_lines"]):
+        found.append((f"$.statement.evidence_lines[{n}].id", line["id"]))
+        found += [(f"$.statement.evidence_lines[{n}].evidence_item_ids[{m}]", ref)
+                  for m, ref in enumerate(line["evidence_item_ids"])]
+    return [(path, value) for path, value in found if isinstance(value, str)]
+
+
 def integrity(record: Record, profile: Profile) -> list[Finding]:
     """RECORD_INTEGRITY: profile binding, uses, identifiers and references inside the record."""
     uses = record["requested_uses"]
@@ -30,6 +51,12 @@ def integrity(record: Record, profile: Profile) -> list[Finding]:
     def error(message: str, path: str, fix: Fix | None = None) -> None:
         out.append(Finding("RECORD_INTEGRITY", "error", message, path, uses, fix))
 
+    for path, value in _record_ids(record):
+        if len(value) > MAX_ID_CHARS:
+            error(f"The identifier at {path} is {len(value):,} characters long; identifiers are at most "
+                  f"{MAX_ID_CHARS:,} characters.", path)
+    if out:
+        return out  # nothing else is worth reading in a record whose ids are megabytes
     if record["profile_id"] != profile.id:
         error(f"Record profile_id {record['profile_id']!r} does not match the selected profile {profile.id!r}.",
               "$.profile_id", Fix("replace", "$.profile_id", profile.id))
