@@ -120,11 +120,12 @@ def test_an_ontology_bomb_is_refused_at_load(tmp_path: Path) -> None:
     assert run.peak_rss_mb < 400, run.peak_rss_mb  # at most the cap (256 MiB) of inflated bytes
 
 
-@pytest.mark.parametrize("name", ["paper.xml.gz", "vocabulary.jsonl.gz", "hgnc.tsv.gz", "cl.obo.gz"])
+@pytest.mark.parametrize("name", ["paper.xml.gz", "vocabulary.jsonl.gz", "hgnc.tsv.gz", "cl.obo.gz",
+                                  "corpus.jsonl.gz"])
 def test_local_papers_vocabularies_and_lexicon_releases_inflate_through_the_capped_reader(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """`sources pin-local`, `ask --vocabulary` and the planner's HGNC/CL lexicon read gzip through the
-    one capped reader: a bomb over BIOEVIDENCE_MAX_INFLATED is refused, never inflated whole."""
+    """`sources pin-local`, `ask --vocabulary`, the planner's HGNC/CL lexicon and `index build` over a
+    JSONL corpus read gzip through the one capped reader: a bomb over BIOEVIDENCE_MAX_INFLATED is refused, never inflated whole."""
     from bioevidence.librarian.lexicon import Lexicon
     from bioevidence.sources.local import pin_local
 
@@ -134,6 +135,10 @@ def test_local_papers_vocabularies_and_lexicon_releases_inflate_through_the_capp
     with pytest.raises(LimitError):
         if name.startswith("paper"):
             pin_local([bomb], tmp_path / "snapshots")
+        elif name.startswith("corpus"):  # `index build corpus.jsonl.gz` (issue 25, cause 2)
+            from bioevidence.librarian.corpus import source_units
+
+            source_units(bomb)
         elif name.startswith("vocabulary"):
             Lexicon().add_vocabulary(bomb)
         else:

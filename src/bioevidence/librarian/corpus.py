@@ -16,7 +16,6 @@ analyses the canonical form without citation markers (``index_text``).
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import itertools
 import json
@@ -232,11 +231,31 @@ def source_units(source: Path, *, base: str = "") -> list[Unit]:
                              "point at a JATS folder, a snapshot folder or a JSONL corpus", file=str(source))
         return files
     if source.is_file() and source.name.endswith((".jsonl", ".jsonl.gz")):
-        opener = gzip.open if source.name.endswith(".gz") else open
-        with opener(source, "rb") as fh:
-            return [Unit("jsonl", str(source), line=n, data=line) for n, line in enumerate(fh, 1) if line.strip()]
+        return [Unit("jsonl", str(source), line=n, data=line) for n, line in enumerate(_jsonl_lines(source), 1)
+                if line.strip()]
     raise InputError(f"{source} is not a JATS folder, a snapshot folder or a .jsonl[.gz] corpus; "
                      "check the path", file=str(source))
+
+
+def _jsonl_lines(source: Path) -> Iterator[bytes]:
+    """The lines of a JSONL corpus; a ``.gz`` one inflated through the one capped reader
+    (``io.iter_gunzip``, ``max_inflated``): a 1 MB bomb is refused, not inflated to gigabytes."""
+    if not source.name.endswith(".gz"):
+        with source.open("rb") as fh:
+            yield from fh
+        return
+    from ..io import iter_gunzip
+    from ..limits import size_limit
+
+    rest = b""
+    with source.open("rb") as fh:
+        for chunk in iter_gunzip(fh, size_limit("max_inflated"), name=str(source)):
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()
+            for line in lines:
+                yield line + b"\n"
+    if rest:
+        yield rest
 
 
 def read_unit(unit: Unit, stores: dict[str, SnapshotStore] | None = None) -> Doc | None:
