@@ -20,29 +20,153 @@ input that cannot be judged at all, and each message names the fix. Third-party 
 translated at the boundary (``raise ... from exc``). A message never quotes more of an input
 than :func:`excerpt` gives: a short, escaped piece, so a hostile file cannot pour its content
 (or terminal escapes) into logs, annotations and reports.
+
+The two escape policies every printer uses live here too: :func:`escape_text` for terminals and
+plain-text reports, :func:`llm_json` and :func:`llm_text` for JSON and for text shown to or from a
+model (see "the two escape policies" below).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 EXCERPT_CHARS = 40
 MESSAGE_CHARS = 1000
-# Characters a message never carries raw: C0/C1 controls, DEL, zero-width and bidirectional
-# formatting, line/paragraph separators, BOM, lone surrogates.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")
+
+# -- the two escape policies --------------------------------------------------------------------
+#
+# Hostile text (a .bib key, a paper's sentence, a model's reply, a queued record) must not reach a
+# terminal, a person or a model with characters they cannot see. One rule says which code points
+# are "invisible" (:func:`unsafe_pattern`); two policies say how they are written:
+#
+# * terminal (:func:`escape_text`): each one as a visible escape (``\x1b``, ``\u200b``,
+#   ``\U000e0041``), for every line a person reads on a terminal, in a log or a plain-text report;
+#   newline and tab too, so a printer that needs them for layout escapes line by line.
+# * LLM-facing (:func:`llm_json`, :func:`llm_text`): in JSON each one as a JSON ``\uXXXX`` escape
+#   (a surrogate pair above U+FFFF), so the decoded string is still byte-exact (verbatim quotes
+#   stay verbatim) while the bytes a model or a person reads hold none raw; in plain text or
+#   Markdown shown to or from a model, the terminal policy plus Markdown images and links made inert.
+
+# Code points no text is shown with raw, by Unicode general category: Cc (C0, DEL, C1 controls),
+# Cf (format: zero-width, bidirectional controls, BOM, soft hyphen, invisible operators, the tag
+# characters of plane 14, interlinear annotation...), Cs (surrogates), Zl and Zp (line and paragraph
+# separators). Added by name: the whole tag block U+E0000-U+E007F (some of it unassigned) and the
+# variation selectors U+FE00-U+FE0F and U+E0100-U+E01EF (an invisible channel, 256 values).
+_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_ADDED = ((0xE0000, 0xE007F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
+# Those code points as spans, written out (scanning unicodedata costs 20-90 ms, too much for every
+# cold start). tests/security/test_escapes.py re-derives them from this interpreter's unicodedata
+# and fails, naming the spans to add, when a newer Unicode adds a format character.
+UNSAFE_SPANS = (
+    (0x0, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F),
+    (0x890, 0x891), (0x8E2, 0x8E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x202E), (0x2060, 0x2064),
+    (0x2066, 0x206F), (0xD800, 0xDFFF), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE007F),
+    (0xE0100, 0xE01EF),
+)
+
+
+def derived_unsafe_points() -> set[int]:
+    """The rule above evaluated on this interpreter's ``unicodedata`` (planes 0, 1 and 14 hold every
+    such code point): what :data:`UNSAFE_SPANS` must cover (checked by a test, not at run time)."""
+    import unicodedata
+
+    category = unicodedata.category
+    scanned = (range(0x20000), range(0xE0000, 0xE1000))
+    return ({c for plane in scanned for c in plane if category(chr(c)) in _CATEGORIES}
+            | {c for lo, hi in _ADDED for c in range(lo, hi + 1)})
+
+
+def _unsafe_points() -> tuple[int, ...]:
+    return tuple(c for lo, hi in UNSAFE_SPANS for c in range(lo, hi + 1))
+
+
+def _character_class(points: Iterable[int]) -> re.Pattern[str]:
+    spans: list[list[int]] = []
+    for c in points:
+        if spans and spans[-1][1] == c - 1:
+            spans[-1][1] = c
+        else:
+            spans.append([c, c])
+    return re.compile("[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" if hi > lo else f"\\U{lo:08x}"
+                                    for lo, hi in spans) + "]")
+
+
+@functools.cache
+def unsafe_pattern() -> re.Pattern[str]:
+    """The character class of every code point the escape policies write as an escape."""
+    return _character_class(_unsafe_points())
+
+
+@functools.cache
+def _json_pattern() -> re.Pattern[str]:
+    # json.dumps already escapes C0 controls inside strings; a raw one left is indent's newline
+    return _character_class(c for c in _unsafe_points() if c >= 0x20)
 
 
 def _escape_char(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def escape_text(text: str) -> str:
-    """``text`` with every control, formatting and surrogate character written as an escape."""
-    return _UNSAFE.sub(_escape_char, text)
+    """The terminal policy: ``text`` with every control, format, separator, surrogate, tag and
+    variation-selector character written as a visible escape (``\\x1b``, ``\\u202e``, ``\\U000e0041``).
+
+    Newline and tab are escaped too: a printer that lays out lines escapes each line (or field)."""
+    return unsafe_pattern().sub(_escape_char, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def llm_json(value: Any, *, indent: int | None = None, sort_keys: bool = False, compact: bool = False,
+             angle_brackets: bool = False) -> str:
+    """The LLM-facing JSON policy: ``json.dumps(value, ensure_ascii=False)`` with every code point
+    :func:`escape_text` escapes written as a JSON ``\\uXXXX`` escape (surrogate pairs above U+FFFF).
+
+    Ordinary non-ASCII text (é, µ, ≥, Greek) stays as it is; ``json.loads`` of the result gives
+    back exactly ``value``, so a verbatim quote is still verbatim. ``compact``: no spaces after
+    separators; ``angle_brackets``: ``<`` and ``>`` escaped too, for data put between ``<tag>``
+    lines of a prompt. Safe as a post-pass: json.dumps escapes every C0 control inside a string, so
+    the only raw one left is the newline of ``indent``, and every other raw code point matched is
+    inside a string."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys,
+                      separators=(",", ":") if compact else None)
+    text = _json_pattern().sub(_json_escape, text)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e") if angle_brackets else text
+
+
+# An inline Markdown image or link: ``![alt](url "title")`` / ``[text](url)``.
+_MD_LINK = re.compile(r"(!?)\[([^\[\]]*)\]\(([^()]*)\)")
+
+
+def _inert_link(match: re.Match[str]) -> str:
+    label = match.group(2).replace("`", "'")
+    target = match.group(3).strip().replace("`", "%60") or " "
+    return f"{label} (image not shown: `{target}`)" if match.group(1) else f"{label} (`{target}`)"
+
+
+def llm_text(text: str) -> str:
+    """The LLM-facing text policy, for plain text or Markdown sent to or shown from a model: the
+    terminal policy (:func:`escape_text`), then Markdown images and links made inert.
+
+    An inline image ``![alt](url)`` loses its ``!`` and brackets and shows its URL as code:
+    ``alt (image not shown: `url`)``, so nothing is fetched when the text is rendered (a beacon);
+    an inline link ``[text](url)`` becomes ``text (`url`)`` (where it leads is shown, not hidden).
+    Any other ``![`` (reference-style images) has its bracket escaped, ``!\\[``. Raw HTML is the
+    Markdown printer's to escape (it writes ``<`` as ``&lt;``)."""
+    text = _MD_LINK.sub(_inert_link, escape_text(text))
+    return text.replace("![", "!\\[")
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -73,7 +197,7 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
 
 def safe_message(text: str, limit: int = MESSAGE_CHARS) -> str:
     """A message fit for logs and annotations: unsafe characters escaped, at most ``limit`` characters."""
-    if len(text) <= limit and _UNSAFE.search(text) is None:
+    if len(text) <= limit and unsafe_pattern().search(text) is None:
         return text  # the usual case, on the hot path of every finding
     text = escape_text(text)
     if len(text) > limit:

@@ -125,7 +125,8 @@ def test_an_ontology_bomb_is_refused_at_load(tmp_path: Path) -> None:
 def test_local_papers_vocabularies_and_lexicon_releases_inflate_through_the_capped_reader(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """`sources pin-local`, `ask --vocabulary`, the planner's HGNC/CL lexicon and `index build` over a
-    JSONL corpus read gzip through the one capped reader: a bomb over BIOEVIDENCE_MAX_INFLATED is refused, never inflated whole."""
+    JSONL corpus read gzip through the one capped reader: a bomb over BIOEVIDENCE_MAX_INFLATED is
+    refused, never inflated whole."""
     from bioevidence.librarian.lexicon import Lexicon
     from bioevidence.sources.local import pin_local
 

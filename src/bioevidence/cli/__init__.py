@@ -9,13 +9,12 @@ usage error: 2 means "review").
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 from typing import Any
 
 import click
 
-from ..errors import BioevidenceError
+from ..errors import BioevidenceError, llm_json
 
 # command name -> "module:attribute" (relative to bioevidence.cli); one line per command.
 COMMANDS: dict[str, str] = {
@@ -123,7 +122,7 @@ def emit_error(exc: BioevidenceError | Exception, **extra: Any) -> None:
     payload: dict[str, Any] = (exc.to_json() if isinstance(exc, BioevidenceError)
                                else {"error": "usage_error", "message": str(exc)})
     payload.update({k: v if type(v) is int else str(v) for k, v in extra.items() if v is not None})
-    click.echo(json.dumps(payload, ensure_ascii=False), err=True)
+    click.echo(llm_json(payload), err=True)  # stderr: invisible characters as \\uXXXX
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, escape_text
 from .gate import _build_grounders, _grounding_options
 
 
@@ -71,7 +71,7 @@ def agent(tasks_file: Path, profile_name: str, model: str, out_dir: Path, index:
     click.get_current_context().call_on_close(llm.close)  # its pooled connections
     runner = Agent(llm, validator, Toolbox(snapshot_dir, index), out_dir, profile=profile_name, rounds=rounds,
                    max_tool_calls=max_tool_calls, snapshot_dir=snapshot_dir,
-                   progress=lambda message: click.echo(message, err=True))
+                   progress=lambda message: click.echo(escape_text(message), err=True))
     results = runner.run(tasks)
     summary = summarize(results)
     out_dir.mkdir(parents=True, exist_ok=True)

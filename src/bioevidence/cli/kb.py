@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, escape_text, llm_json
 from .cluster import scheduler_option
 from .model import model_options, open_llm
 
@@ -92,14 +92,15 @@ def _reporter(quiet: bool) -> tuple[Callable[[dict[str, Any]], None], Callable[[
             rec = event["record"]
             if not quiet:
                 prefix = "resumed " if event["resumed"] else ""
-                (bar.console if bar else console).print(f"[{event['n']}/{event['total']}] {prefix}{_line(rec)}",
-                                                        markup=False)
+                (bar.console if bar else console).print(
+                    escape_text(f"[{event['n']}/{event['total']}] {prefix}{_line(rec)}"), markup=False)
             if bar is not None:
                 if "entries" not in state:
                     state["entries"] = bar.add_task("entries", total=event["total"])
                 bar.update(state["entries"], completed=event["n"])
         elif kind == "unparsable":
-            console.print(f"{event['file']}:{event['line']}: skipped, not BibTeX: {event['reason']}", markup=False)
+            console.print(escape_text(f"{event['file']}:{event['line']}: skipped, not BibTeX: {event['reason']}"),
+                          markup=False)
         elif kind == "encode" and bar is not None:
             if "encode" not in state:
                 state["encode"] = bar.add_task("encoding chunks", total=event["total"])
@@ -192,9 +193,9 @@ def list_(kb_dir: Path, as_json: bool) -> None:
 
     for rec in KnowledgeBase(kb_dir).require():
         if as_json:
-            click.echo(json.dumps(rec.to_json(), ensure_ascii=False))
+            click.echo(llm_json(rec.to_json()))
         else:
-            click.echo(f"{rec.tier:<9} {rec.via:<10} {rec.sha256[:12]}  {rec.key}  {rec.title[:70]}")
+            click.echo(escape_text(f"{rec.tier:<9} {rec.via:<10} {rec.sha256[:12]}  {rec.key}  {rec.title[:70]}"))
 
 
 @kb.command("stats")
@@ -243,9 +244,9 @@ def ask(question: str, kb_dir: Path, mode: str, retriever: str, top_k: int, inde
     result = ask_kb(question, kb_dir, mode=mode, retriever=retriever, top_k=top_k, index_dir=index_dir,
                     europepmc=europepmc, llm=llm)
     if as_json:
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+        click.echo(llm_json(result.to_json()))
         return
-    click.echo(result.render())
+    click.echo(result.render())  # escaped line by line (the LLM text policy)
 
 
 @click.command()

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigurationError, InputError
+from ..errors import ConfigurationError, InputError, escape_text, llm_json
 from ..librarian.render import FORMATS
 from .cluster import scheduler_option
 from .model import open_llm
@@ -56,7 +56,8 @@ def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None, den
         from ..librarian.dense import require_kb_extra
 
         require_kb_extra("--dense", model=dense_model)
-    stats = build_index(list(sources), index_dir, progress=lambda m: click.echo(m, err=True), scheduler=scheduler)
+    stats = build_index(list(sources), index_dir, progress=lambda m: click.echo(escape_text(m), err=True),
+                        scheduler=scheduler)
     out: dict[str, Any] = {"index": str(index_dir), "docs": stats.docs, "passages": stats.passages,
                            "seconds": round(stats.seconds, 2), "mb_per_s": round(stats.mb_per_s, 3)}
     if dense:
@@ -83,10 +84,10 @@ def search(query: str, index_dir: Path, limit: int, as_json: bool) -> None:
 
     hits = search_local(str(index_dir), query, limit=limit)
     if as_json:
-        click.echo(json.dumps({"query": query, "hits": hits}, ensure_ascii=False))
+        click.echo(llm_json({"query": query, "hits": hits}))
         return
     for h in hits:
-        click.echo(f"{h['rank']:>3}  {h['score']:8.3f}  {h['doc_id']}  {h['title'][:90]}")
+        click.echo(escape_text(f"{h['rank']:>3}  {h['score']:8.3f}  {h['doc_id']}  {h['title'][:90]}"))
 
 
 def _progress(interactive: bool) -> tuple[Callable[[str], None], Callable[[], None]]:
@@ -98,7 +99,7 @@ def _progress(interactive: bool) -> tuple[Callable[[str], None], Callable[[], No
 
     status = Console(stderr=True).status("asking…")
     status.start()
-    return (lambda message: status.update(message)), status.stop
+    return (lambda message: status.update(escape_text(message))), status.stop
 
 
 def _questions(path: Path) -> list[tuple[str, str]]:
@@ -306,11 +307,11 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
                 cited = cited_answer.to_json()
             if records_dir is not None and found.ranked:
                 written = _write_record(found, records_dir, store_dir)
-                click.echo(f"record {written} (check: bioevidence validate {written} --snapshot-dir "
-                           f"{_store_for(found, store_dir)})", err=True)
+                click.echo(escape_text(f"record {written} (check: bioevidence validate {written} --snapshot-dir "
+                                       f"{_store_for(found, store_dir)})"), err=True)
             if questions is not None:
                 result = {"id": qid, **result}
-                chunks.append(json.dumps({**result, "answer": cited} if cited else result, ensure_ascii=False) + "\n")
+                chunks.append(llm_json({**result, "answer": cited} if cited else result) + "\n")
             else:
                 checked = None
                 if fmt == "html" and cited is None and found.ranked:

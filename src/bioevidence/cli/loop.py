@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigurationError, plural
+from ..errors import ConfigurationError, escape_text, llm_json, plural
 from .gate import _build_grounders, _grounding_options
 
 METHODS = ("deterministic_parser", "manual_curation", "normalized_string_match", "llm_extraction")
@@ -77,7 +77,7 @@ def build(draft: Path, output: Path | None, method: str | None, snapshot_dir: Pa
     builder = DraftBuilder(method=method, base_dir=base, snapshot_dir=snapshot_dir,
                            model=model_output, record_id=record_id)
     record = builder.build(value)
-    _emit(json.dumps(record, indent=2, ensure_ascii=False) + "\n", output, protected, folders)
+    _emit(llm_json(record, indent=2) + "\n", output, protected, folders)
 
 
 @click.command("draft-schema")
@@ -173,11 +173,11 @@ def review_add(records: tuple[Path, ...], queue_path: Path, profile_name: str | 
             where = job.file if job.line is None else f"{job.file}:{job.line}"
             report = validator.validate(value)
             if report.admitted:
-                click.echo(f"{where}: admitted, not queued")
+                click.echo(escape_text(f"{where}: admitted, not queued"))
                 continue
             entry = queue.add(value, report, reason=report.overall_status, profile=profile_name)
-            click.echo(f"{where}: {report.overall_status}, queued as entry {entry} "
-                       f"({', '.join(report.reason_codes())})")
+            click.echo(escape_text(f"{where}: {report.overall_status}, queued as entry {entry} "
+                                   f"({', '.join(report.reason_codes())})"))
 
 
 @review.command("list")
@@ -196,7 +196,7 @@ def review_list(queue_path: Path, status: str, fmt: str) -> None:
     with _open_queue(queue_path) as queue:
         rows = queue.list(status)
     if fmt == "json":
-        click.echo(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
+        click.echo(llm_json([r.to_dict() for r in rows], indent=2))
         return
     from ..errors import safe_message
 
@@ -206,8 +206,8 @@ def review_list(queue_path: Path, status: str, fmt: str) -> None:
     # "decision": a person's latest (open until one decides); "record now": the record's status after it.
     click.echo(f"{'entry':>5}  {'decision':<8} {'record now':<15} {'queued because':<28} {'record id'}  reasons")
     for r in rows:
-        click.echo(f"{r.id:>5}  {r.state:<8} {r.overall_status:<15} {safe_message(r.reason, 60):<28} "
-                   f"{safe_message(str(r.record_id), 200)}  {', '.join(r.reason_codes) or '-'}")
+        click.echo(escape_text(f"{r.id:>5}  {r.state:<8} {r.overall_status:<15} {safe_message(r.reason, 60):<28} "
+                               f"{safe_message(str(r.record_id), 200)}  {', '.join(r.reason_codes) or '-'}"))
 
 
 @review.command("show")
@@ -225,7 +225,7 @@ def review_show(entry: int, queue_path: Path, fmt: str) -> None:
     with _open_queue(queue_path) as queue:
         item = queue.get(entry)
     if fmt == "json":
-        click.echo(json.dumps(item.to_dict(full=True), indent=2, ensure_ascii=False))
+        click.echo(llm_json(item.to_dict(full=True), indent=2))
         return
     from ..loop.queue import render_entry
 
@@ -270,7 +270,6 @@ def review_decide(entry: int, decision: str, reviewer: str, name: str | None, ra
                               uses=list(uses) or None, validator=validator)
     click.echo(f"entry {entry}: {decision} by {reviewer}; record now {result.report.overall_status}")
     if not result.report.admitted:
-        from ..errors import escape_text
         from ..gate.render import how_to_fix
 
         for f in result.report.findings:
@@ -282,7 +281,7 @@ def review_decide(entry: int, decision: str, reviewer: str, name: str | None, ra
                     click.echo(escape_text(f"    fix: {fix}"))
     if output is not None:
         snapshots = grounding.get("snapshot_dir")
-        _emit(json.dumps(result.record, indent=2, ensure_ascii=False) + "\n", output, [queue_path],
+        _emit(llm_json(result.record, indent=2) + "\n", output, [queue_path],
               [snapshots] if snapshots else [])
     sys.exit(result.report.exit_code)
 
@@ -313,7 +312,7 @@ def review_verify(queue_path: Path, expect_head: str | None) -> None:
     from ..loop.queue import wide_modes
 
     for problem in state.problems:
-        click.echo(f"problem: {problem}")
+        click.echo(escape_text(f"problem: {problem}"))
     for warning in wide_modes(queue_path):
         click.echo(f"warning: {warning}", err=True)
     if state.problems:

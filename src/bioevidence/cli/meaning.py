@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from ..errors import InputError
-from ..io import decode_utf8, dumps_line, parse_json, read_limited
+from ..errors import InputError, escape_text, llm_json
+from ..io import decode_utf8, parse_json, read_limited
 
 MAX_TEXT = 20_000  # characters of a claim or a sentence (the model reads its first 128 tokens)
 
@@ -94,8 +94,8 @@ def stance(pairs: Path, fmt: str, probabilities: bool) -> None:
                 if probabilities:
                     row["probabilities"] = dict(zip(("supports", "contradicts", "neutral"),
                                                     (round(p, 4) for p in label.probabilities), strict=True))
-                click.echo(dumps_line(row))
+                click.echo(llm_json(row, compact=True))
             else:
-                click.echo(f"{pid[:20]:<20} {label.stance:<13} {label.confidence:.3f}")
+                click.echo(escape_text(f"{pid[:20]:<20} {label.stance:<13} {label.confidence:.3f}"))
     if bad:
         sys.exit(3)

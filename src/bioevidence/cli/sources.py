@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigurationError, InputError, plural
+from ..errors import ConfigurationError, InputError, escape_text, llm_json, plural
 from .cluster import scheduler_option
 
 
@@ -43,7 +43,7 @@ def verify(directory: Path, max_inflated: str | None) -> None:
     problems = store.verify(expected=sorted(catalogue.hashes()))
     count = sum(1 for _ in store.entries())
     for problem in problems:
-        click.echo(f"{problem.kind}\t{Path(problem.path).name}\t{problem.detail}")
+        click.echo("\t".join(escape_text(str(v)) for v in (problem.kind, Path(problem.path).name, problem.detail)))
     if problems:
         click.echo(f"{plural(len(problems), 'problem')} in {directory} ({plural(count, 'file')} checked)", err=True)
         sys.exit(1)
@@ -70,7 +70,7 @@ def pin_local_command(files: tuple[Path, ...], snapshot_dir: Path) -> None:
 
     works = pin_local(files, snapshot_dir)
     for path, work in zip(files, works, strict=True):
-        click.echo(f"{work.key}\t{work.fulltext_sha256}\t{path}")
+        click.echo("\t".join(escape_text(str(v)) for v in (work.key, work.fulltext_sha256, path)))
     click.echo(f"{plural(len(works), 'work')} pinned in {snapshot_dir}", err=True)
 
 
@@ -216,17 +216,19 @@ def ground(
             atomic_write_text(target, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     else:
         for _, record in grounded:
-            click.echo(json.dumps(record, indent=2, ensure_ascii=False))
+            click.echo(llm_json(record, indent=2))
     report = summary.to_json()
     click.echo(
         f"pinned {len(report['pinned'])}, already pinned {len(report['known'])}, "
         f"no open full text {len(report['no_fulltext'])}, not found {len(report['not_found'])}, "
-        f"failed {len(report['failed'])}",
+        f"failed {len(report['failed'])}" + (f", earlier pin kept {len(report['kept'])}" if report["kept"] else ""),
         err=True,
     )
+    for ident, reason in report["kept"].items():
+        click.echo(escape_text(f"kept {ident}: {reason}"), err=True)
     for ident, reason in report["failed"].items():
-        click.echo(f"failed {ident}: {reason}", err=True)
+        click.echo(escape_text(f"failed {ident}: {reason}"), err=True)
     for ident in report["not_found"]:
-        click.echo(f"not found {ident}", err=True)
+        click.echo(escape_text(f"not found {ident}"), err=True)
     if report["failed"]:
         sys.exit(1)

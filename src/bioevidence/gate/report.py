@@ -12,10 +12,10 @@ reports without grounders keep their shape.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import llm_json
 from .findings import Finding, bounded_name
 from .grounding import QuoteLocation
 
@@ -104,7 +104,7 @@ class Report:
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        return llm_json(self.to_dict(), indent=indent)  # record ids and quotes are input: no raw invisible
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Report:

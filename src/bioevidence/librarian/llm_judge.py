@@ -32,7 +32,6 @@ batch leaves the caller to return the unfiltered pool and say so.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Sequence
@@ -41,7 +40,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from ..errors import ConfigurationError, ModelError, RetrievalError
+from ..errors import ConfigurationError, ModelError, RetrievalError, llm_json
 from .index import PassageRow
 
 __all__ = ["Bundle", "JudgeReport", "LLMJudge", "Ruling", "judge_schema"]
@@ -151,8 +150,7 @@ _WHAT = {
 
 def _data_block(bundles: Sequence[Bundle]) -> str:
     """The papers as JSON that cannot contain ``<papers>``/``</papers>``: angle brackets escaped."""
-    data = json.dumps([b.to_data() for b in bundles], ensure_ascii=False)
-    return data.replace("<", "\\u003c").replace(">", "\\u003e")
+    return llm_json([b.to_data() for b in bundles], angle_brackets=True)
 
 
 @dataclass

@@ -8,16 +8,22 @@ its stance badge (with the stance model's confidence, or why it is not about the
 locator. The badges are the labels the verdict counts, so the two never disagree. Papers come in the order of
 their best sentence. The HTML is one self-contained file (inline style, no scripts, nothing
 fetched) that can be opened and shared; every text in it is escaped.
+
+Every text here is input (a paper's sentences and titles, a model's reply), so each format goes
+through one of the escape policies of :mod:`bioevidence.errors`: text through the terminal policy
+(line by line; a model's sentences through the LLM text policy), Markdown through the LLM text
+policy (no image or link of a paper or a model renders), HTML through the terminal policy before
+``html.escape``, JSON through :func:`~bioevidence.errors.llm_json` (invisible characters written as
+``\\uXXXX``: the decoded sentences stay verbatim).
 """
 
 from __future__ import annotations
 
 import html
-import json
 from typing import Any
 from urllib.parse import quote
 
-from ..errors import plural
+from ..errors import escape_text, llm_json, llm_text, plural
 from .wording import describe_plan
 
 __all__ = ["FORMATS", "badge", "checked_items", "links", "render"]
@@ -63,8 +69,7 @@ def render(result: dict[str, Any], fmt: str = "text", cited: dict[str, Any] | No
     bytes) or why not; by default it comes from ``cited``. Items it does not name say they were not
     checked."""
     if fmt == "json":
-        return json.dumps({**result, "answer": cited} if cited is not None else result, ensure_ascii=False,
-                          indent=2) + "\n"
+        return llm_json({**result, "answer": cited} if cited is not None else result, indent=2) + "\n"
     if fmt == "markdown":
         return _markdown(result, cited)
     if fmt == "html":
@@ -103,11 +108,11 @@ def _text(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
         if _decided_by(cited):
             lines.append(f"  {_decided_by(cited)}")
         for s in cited["sentences"]:
-            lines.append(f"  {s['text']} " + "".join(f"[{n}]" for n in s["cites"]))
+            lines.append(f"  {llm_text(s['text'])} " + "".join(f"[{n}]" for n in s["cites"]))
         for entry in cited["left_out"]:
             lines.append(f"  left out [{entry['item']}]: {entry['why']}")
         for entry in cited["dropped_sentences"]:
-            lines.append(f"  dropped: “{entry['text']}” ({entry['why']})")
+            lines.append(f"  dropped: “{llm_text(entry['text'])}” ({entry['why']})")
     for n, (head, items) in enumerate(_papers(result), 1):
         lines += ["", f"{n}. {head['title']}"]
         lines.append(f"   {_byline(head)} · {_ids(head)}")
@@ -124,11 +129,13 @@ def _text(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
                   + ", ".join(w["doc_id"] for w in withheld) + " (--include-retracted shows them)"]
     if not result.get("items"):
         lines += ["", "No sentence of the indexed papers addresses the question."]
-    return "\n".join(lines) + "\n"
+    return "\n".join(escape_text(line) for line in lines) + "\n"  # each line: the terminal policy
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    """Input text for Markdown: the LLM text policy (images and links inert), then table pipes and
+    HTML escaped."""
+    return llm_text(text).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _markdown(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
@@ -174,15 +181,21 @@ _STYLE = ("body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem aut
           "font-size:.8rem;cursor:pointer}ol.plan{font-size:.9rem;color:#333}")
 
 
+def _h(text: str) -> str:
+    """Input text for HTML: the terminal policy (no bidi control or tag character reaches the page
+    raw), then ``html.escape``."""
+    return html.escape(escape_text(text))
+
+
 def _rich(text: str, scripts: list[Any] | None) -> str:
     """``text`` escaped, with the paper's superscripts and subscripts shown as such (10<sup>−11</sup>)."""
     out, last = [], 0
     for a, b, kind in sorted(scripts or [], key=lambda s: (s[0], s[1])):
         if a < last or b <= a or b > len(text) or kind not in ("sup", "sub"):
             continue
-        out += [html.escape(text[last:a]), f"<{kind}>{html.escape(text[a:b])}</{kind}>"]
+        out += [_h(text[last:a]), f"<{kind}>{_h(text[a:b])}</{kind}>"]
         last = b
-    out.append(html.escape(text[last:]))
+    out.append(_h(text[last:]))
     return "".join(out)
 
 
@@ -204,7 +217,7 @@ def _anchors(head: dict[str, Any]) -> str:
 
 def _proof(it: dict[str, Any], checked: dict[int, str] | None) -> str:
     """What was checked for one item, in words (see :func:`render`'s ``checked``)."""
-    e = html.escape
+    e = _h
     sha = e(str(it.get("sha256") or "")[:12])
     when = str(it.get("retrieved_at") or "")[:10]
     retrieved = f"retrieved {e(when)}" if when and not when.startswith("1970") else "retrieval date not recorded"
@@ -232,7 +245,7 @@ def checked_items(cited: dict[str, Any] | None) -> dict[int, str] | None:
 
 
 def _provenance(result: dict[str, Any]) -> str:
-    e = html.escape
+    e = _h
     made = result.get("provenance") or {}
     bits = [e(str(made["tool"]))] if made.get("tool") else []
     if made.get("searched"):
@@ -246,7 +259,7 @@ def _provenance(result: dict[str, Any]) -> str:
 
 
 def _html(result: dict[str, Any], cited: dict[str, Any] | None, checked: dict[int, str] | None = None) -> str:
-    e = html.escape
+    e = _h
     checked = checked if checked is not None else checked_items(cited)
     out = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",

@@ -99,6 +99,8 @@ class GroundOut(BaseModel):
     no_fulltext: list[str]
     not_found: list[str]
     failed: dict[str, str]
+    kept: dict[str, str] = Field(default_factory=dict, description="Works whose refresh answered worse than their "
+                                 "pin (no full text, no summary): the earlier pin stays, with the reason.")
     complete: bool = Field(description="Every cited work was pinned or already known.")
 
 

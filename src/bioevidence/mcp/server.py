@@ -7,6 +7,11 @@ arguments that do not fit a tool's input schema, or that it does not take, come 
 way as a ``usage_error`` naming the fields (never echoing the values). Any other exception is
 the SDK's generic "Error executing tool" (the traceback stays in the server's log). An error
 result carries no structured content: no error path ever reports a verdict.
+
+Text an agent reads: each tool's result text is its structured content written by
+:func:`bioevidence.errors.llm_json` (the LLM-facing JSON policy), so a passage's control, bidi,
+zero-width or tag characters (an invisible prompt-injection channel) come as ``\\uXXXX`` escapes
+while the decoded strings, and the structured content, stay verbatim. Error lines too.
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hmac
-import json
 import socket
 import sys
 from collections.abc import Callable
@@ -26,10 +30,10 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import AnyHttpUrl, Field, ValidationError
+from pydantic import AnyHttpUrl, BaseModel, Field, ValidationError
 
 from .._version import __version__
-from ..errors import BioevidenceError, ConfigurationError, safe_message
+from ..errors import BioevidenceError, ConfigurationError, llm_json, safe_message
 from . import tools
 from .models import AnswerOut, AskOut, GroundOut, PassagesOut, ReviseStepOut, ValidationOut
 from .services import Services
@@ -54,8 +58,7 @@ PROFILE = ("A built-in profile name (resource bioevidence://profiles) or a profi
 
 def error_result(payload: dict[str, Any]) -> CallToolResult:
     """A tool error whose text is one JSON line, as the CLI writes errors on stderr."""
-    line = json.dumps(payload, ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=line)], is_error=True)
+    return CallToolResult(content=[TextContent(type="text", text=llm_json(payload))], is_error=True)
 
 
 def usage_error(message: str) -> CallToolResult:
@@ -70,15 +73,24 @@ def _describe(exc: ValidationError, tool: str) -> str:
     return f"invalid arguments for {tool}: " + "; ".join(problems[:10])
 
 
+def tool_result(out: BaseModel) -> CallToolResult:
+    """A tool's structured output as a result whose text is written by the LLM-facing JSON policy
+    (the SDK would write it with invisible characters raw); the structured content is the same value."""
+    data = out.model_dump(mode="json", by_alias=True)
+    return CallToolResult(content=[TextContent(type="text", text=llm_json(data, indent=2))], structured_content=data)
+
+
 def as_tool_errors(fn: Callable[..., T]) -> Callable[..., T]:
-    """``fn`` with a ``BioevidenceError`` returned as a tool error (the signature is kept for the SDK)."""
+    """``fn`` with a ``BioevidenceError`` returned as a tool error and its output as a
+    :func:`tool_result` (the signature is kept for the SDK, which still checks the output schema)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            out = fn(*args, **kwargs)
         except BioevidenceError as exc:
             return error_result(exc.to_json())
+        return tool_result(out) if isinstance(out, BaseModel) else out
 
     return wrapper
 
@@ -110,7 +122,8 @@ class BioevidenceMCP(MCPServer):
 
 def _tool(fn: Callable[..., Any], title: str, *, read_only: bool = True, network: bool = False) -> Tool:
     spec = Tool.from_function(as_tool_errors(fn), name=fn.__name__, annotations=ToolAnnotations(
-        title=title, read_only_hint=read_only, destructive_hint=False, idempotent_hint=True,
+        # a tool that goes online is not idempotent: ground with refresh may pin newer bytes
+        title=title, read_only_hint=read_only, destructive_hint=False, idempotent_hint=not network,
         open_world_hint=network), structured_output=True)
     spec.parameters["additionalProperties"] = False
     return spec

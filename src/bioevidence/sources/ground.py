@@ -34,10 +34,13 @@ class GroundSummary:
     no_fulltext: list[str] = field(default_factory=list)
     not_found: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    kept: dict[str, str] = field(default_factory=dict)  # a refresh answered worse: the earlier pin stays
 
     def add(self, result: PinResult) -> None:
         if result.status == "failed":
             self.failed[result.ident] = result.error or "unknown error"
+        elif result.status == "kept":
+            self.kept[result.ident] = result.error or "the refresh answer was worse than the pin"
         else:
             getattr(self, result.status).append(result.ident)
 
@@ -48,6 +51,7 @@ class GroundSummary:
             "no_fulltext": sorted(self.no_fulltext),
             "not_found": sorted(self.not_found),
             "failed": dict(sorted(self.failed.items())),
+            "kept": dict(sorted(self.kept.items())),
         }
 
 

@@ -41,7 +41,8 @@ RESOLVERS = ("ncbi", "europepmc")
 @dataclass(frozen=True)
 class PinResult:
     """What happened to one identifier: ``status`` is ``pinned``, ``known`` (already in the
-    catalogue), ``no_fulltext``, ``not_found`` or ``failed`` (with ``error``)."""
+    catalogue), ``no_fulltext``, ``not_found``, ``kept`` (a refresh answered worse than the pin, which
+    stays; ``error`` says how) or ``failed`` (with ``error``)."""
 
     ident: str
     status: str
@@ -122,7 +123,12 @@ class Pinner:
                 work = self._pin_europepmc(parsed, refresh)
         except BioevidenceError as exc:
             return PinResult(parsed.key, "failed", error=exc.message)
+        meta = parse_metadata(self.store.read(work.metadata_sha256), want=work.key)
         if known is not None and refresh:
+            worse = self._worse(known, work, meta.found)
+            if worse is not None:  # the new bytes stay in the store; the catalogue keeps the earlier pin
+                return PinResult(parsed.key, "kept", known,
+                                 error=f"the refresh answer {worse}; kept the pin retrieved {known.retrieved_at}")
             extra = dict(work.extra)
             extra["refreshed_at"] = work.retrieved_at
             first = known.extra.get("first_retrieved_at", known.retrieved_at)
@@ -130,10 +136,22 @@ class Pinner:
             work = replace(work, extra=extra)
         with self._lock:
             self.catalogue.add(work)
-        meta = parse_metadata(self.store.read(work.metadata_sha256), want=work.key)
         if not meta.found:
             return PinResult(parsed.key, "not_found", work, error=meta.error)
         return PinResult(parsed.key, "pinned" if work.fulltext_sha256 else "no_fulltext", work)
+
+    def _worse(self, known: Work, new: Work, found: bool) -> str | None:
+        """Why ``new`` (a refresh's answer) is worse than the pinned ``known``, or ``None`` when it is
+        complete and valid: a refresh switches only to an answer that keeps what the pin had."""
+        old_found = self.store.has(known.metadata_sha256) and parse_metadata(
+            self.store.read(known.metadata_sha256), want=known.key).found
+        if old_found and not found:
+            return "does not describe the work (e.g. 'cannot get document summary')"
+        if known.fulltext_sha256 and not new.fulltext_sha256:
+            return "has no open full text, which the pin has"
+        if known.abstract_sha256 and not (new.fulltext_sha256 or new.abstract_sha256):
+            return "has no abstract, which the pin has"
+        return None
 
     def _extra(self, key: PublicationId, ids: Iterable[PublicationId], meta: Any) -> dict[str, Any]:
         extra: dict[str, Any] = {}
@@ -150,8 +168,8 @@ class Pinner:
         retrieved = self.clock()
         summary = self.eutils.esummary(ident.value, refresh=refresh)
         urls = [self.eutils.public_url("esummary.fcgi", self.eutils.esummary_params(ident.value))]
+        meta = parse_metadata(summary.content, want=ident)  # checked before pinned (a cached answer too)
         metadata_sha = self.store.put(summary.content, ext="json")
-        meta = parse_metadata(summary.content, want=ident)
         fulltext_sha: str | None = None
         abstract_sha: str | None = None
         licence: str | None = None

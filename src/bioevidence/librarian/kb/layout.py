@@ -114,7 +114,7 @@ class KnowledgeBase:
         out: dict[str, EntryRecord] = {}
         if not self.ledger.is_file():
             return out
-        for line in self.ledger.read_text(encoding="utf-8").splitlines():
+        for line in self.ledger.read_text(encoding="utf-8").split("\n"):  # not splitlines: U+2028 is no line end
             try:
                 rec = EntryRecord.from_json(json.loads(line))
             except (ValueError, TypeError, KeyError):

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigurationError
+from ...errors import ConfigurationError, llm_text
 from ..fusion import minmax, sw_rrf
 from .layout import KnowledgeBase
 
@@ -69,7 +69,7 @@ class KbAnswer:
                          f"sha256:{it['sha256'][:12]}")
         for d in self.dropped[:5]:
             lines.append(f"not cited: {d['item']['locator']}: {d['reason']}")
-        return "\n".join(lines)
+        return "\n".join(llm_text(line) for line in lines)  # titles, locators and a model's text: input
 
 
 def _content(question: str) -> list[str]:
