@@ -205,7 +205,8 @@ def _pinner(server: LoopbackServer, kb: Path, clients: list[HttpClient]) -> Call
 def test_each_tier_of_the_ladder_is_pinned_and_says_why_better_tiers_failed(
         europepmc: tuple[LoopbackServer, dict[str, bytes]], shared_data: Path, tmp_path: Path) -> None:
     server, texts = europepmc
-    jats = next(iter(sorted((shared_data / "jats" / "plos").glob("*.xml"))))
+    jats = tmp_path / "local.xml"  # a file named by a .bib is read only inside the .bib's folder (issue 25)
+    jats.write_bytes(next(iter(sorted((shared_data / "jats" / "plos").glob("*.xml")))).read_bytes())
     oa = read_jats(next(iter(texts.values())), source="oa")
     (tmp_path / "notes.txt").write_text("My own notes on KRAS.\n\nThe second paragraph says more about it here.\n")
     (tmp_path / "scan.pdf").write_bytes(b"%PDF-1.4\n")

@@ -14,7 +14,6 @@ as the local index, through the pin stage's client (no network code here).
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -94,8 +93,7 @@ class EuropePMCBackend:
         hits: list[Hit] = []
         for page in found.pages:
             page_sha = self.store.put(page.raw, ".json")  # abstracts are cut from these exact bytes
-            raws = ((json.loads(page.raw).get("resultList") or {}).get("result")) or []
-            for meta, raw in zip(page.results, raws, strict=False):
+            for meta, raw in zip(page.results, page.items, strict=True):  # items: checked by the client
                 if len(hits) >= limit:
                     break
                 hits.append(Hit(self._register(meta, raw, page_sha), 10.0 / (len(hits) + 10), query))
@@ -120,10 +118,11 @@ class EuropePMCBackend:
     # ------------------------------------------------------------ full text and the pool index
     @staticmethod
     def _has_free_text(raw: dict[str, Any]) -> bool:
-        urls = ((raw.get("fullTextUrlList") or {}).get("fullTextUrl")) or []
+        """Of a result object of the shape ``EUROPEPMC_RESULT`` (:mod:`bioevidence.sources.shapes`)."""
+        urls = raw.get("fullTextUrlList", {}).get("fullTextUrl", [])
         return (raw.get("inEPMC") == "Y" or raw.get("isOpenAccess") == "Y"
-                or bool((raw.get("fullTextIdList") or {}).get("fullTextId"))
-                or any(u.get("availabilityCode") == "OA" for u in urls if isinstance(u, dict)))
+                or bool(raw.get("fullTextIdList", {}).get("fullTextId"))
+                or any(u.get("availabilityCode") == "OA" for u in urls))
 
     def _fulltext_sha(self, pmcid: str) -> str | None:
         """The pinned sha256 of the JATS of ``pmcid`` (fetched and pinned once), or ``None``."""

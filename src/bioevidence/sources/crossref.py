@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from ..io import parse_json
 from .http import HttpClient, HttpResponse
+from .shapes import CROSSREF, validator
 
 __all__ = ["Crossref"]
 
@@ -29,8 +29,10 @@ class Crossref:
         return f"{self.base}/works/{quote(doi, safe='/();:-._')}"
 
     def work(self, doi: str, *, refresh: bool = False) -> HttpResponse:
-        """The work JSON for ``doi`` (404 when Crossref does not know it)."""
+        """The work JSON for ``doi`` (404 when Crossref does not know it), of the shape
+        :data:`~bioevidence.sources.shapes.CROSSREF` (else a ``RetrievalError``, reason ``malformed``)."""
         params = {"mailto": self.http.config.email} if self.http.config.email else {}
         return self.http.get(
-            self.work_url(doi), params, service=self.service, accept=JSON, validate=parse_json, use_cache=not refresh
+            self.work_url(doi), params, service=self.service, accept=JSON, validate=validator(CROSSREF),
+            use_cache=not refresh
         )

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import InputError
 from ..io import parse_json
 from .http import HttpClient
+from .shapes import DBLP_SPARQL, check, validator, whole_number, year
 
 __all__ = ["DBLP", "DblpWork", "keywords", "search_query"]
 
@@ -99,9 +99,17 @@ def authors_query(iris: list[str]) -> str:
 }}"""
 
 
-def _value(binding: dict[str, Any], name: str) -> str | None:
+Binding = dict[str, dict[str, str]]  # variable -> {"type": ..., "value": ...}, as checked by DBLP_SPARQL
+
+
+def _value(binding: Binding, name: str) -> str | None:
     cell = binding.get(name)
-    return None if cell is None else str(cell.get("value", ""))
+    return None if cell is None else cell["value"]
+
+
+def _number(binding: Binding, name: str) -> int:
+    value = _value(binding, name)
+    return 0 if value is None else whole_number(value, f"{name}.value")
 
 
 _TYPES = {"Article": "article", "Inproceedings": "inproceedings", "Book": "book", "Incollection": "incollection",
@@ -117,17 +125,15 @@ class DBLP:
         self.http = http
         self.url = http.config.url(self.service) + "/sparql"
 
-    def select(self, query: str) -> list[dict[str, Any]]:
-        """The bindings of a SELECT query (SPARQL 1.1 JSON results); a malformed reply is retried, then a
-        ``RetrievalError``."""
-
-        def check(body: bytes) -> None:
-            doc = parse_json(body, file=self.url)
-            if not isinstance(doc, dict) or not isinstance(doc.get("results", {}).get("bindings"), list):
-                raise InputError("not SPARQL JSON results (no results.bindings)", file=self.url)
-
-        response = self.http.get(self.url, {"query": query}, service=self.service, accept=ACCEPT, validate=check)
-        return list(parse_json(response.content, file=self.url)["results"]["bindings"])
+    def select(self, query: str) -> list[Binding]:
+        """The bindings of a SELECT query (SPARQL 1.1 JSON results of the shape
+        :data:`~bioevidence.sources.shapes.DBLP_SPARQL`, the values of ``score``, ``cites`` and ``ord``
+        whole numbers and of ``year`` years); any other answer is one ``RetrievalError`` (reason
+        ``malformed``) naming the field."""
+        response = self.http.get(self.url, {"query": query}, service=self.service, accept=ACCEPT,
+                                 validate=validator(DBLP_SPARQL, file=self.url))
+        doc = check(parse_json(response.content, file=self.url), DBLP_SPARQL, file=self.url)
+        return list(doc["results"]["bindings"])
 
     def search(self, text: str, *, limit: int = 20, years: tuple[int | None, int | None] = (None, None)
                ) -> list[DblpWork]:
@@ -135,15 +141,13 @@ class DBLP:
         rows = self.select(search_query(words, limit=limit, years=years))
         works: list[DblpWork] = []
         for b in rows:
-            year = _value(b, "year")
             doi = _value(b, "doi")
             kind = (_value(b, "type") or "").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
             works.append(DblpWork(
                 iri=_value(b, "publ") or "", title=" ".join((_value(b, "title") or "").split()),
-                year=int(year[:4]) if year and year[:4].isdigit() else None,
+                year=year(_value(b, "year") or "", "year.value"),
                 doi=re.sub(r"^https?://(dx\.)?doi\.org/", "", doi).lower() if doi else None, venue="",
-                entry_type=_TYPES.get(kind, "misc"), score=int(float(_value(b, "score") or 0)),
-                citations=int(float(_value(b, "cites") or 0))))
+                entry_type=_TYPES.get(kind, "misc"), score=_number(b, "score"), citations=_number(b, "cites")))
         if not works:
             return works
         people: dict[str, list[tuple[int, str]]] = {}
@@ -151,7 +155,7 @@ class DBLP:
         for b in self.select(authors_query([w.iri for w in works])):
             iri = _value(b, "publ") or ""
             if _value(b, "name"):
-                people.setdefault(iri, []).append((int(float(_value(b, "ord") or 0)), _value(b, "name") or ""))
+                people.setdefault(iri, []).append((_number(b, "ord"), _value(b, "name") or ""))
             if _value(b, "venue"):
                 venues.setdefault(iri, _value(b, "venue") or "")
         out = []

@@ -6,11 +6,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigurationError, InputError
+from ..errors import ConfigurationError
 from ..io import parse_json
 from .http import HttpClient, HttpResponse
 from .identifiers import PublicationId
 from .metadata import WorkMetadata, europepmc_result
+from .shapes import EUROPEPMC, check, validator, whole_number
 from .xmlsafe import parse_xml
 
 __all__ = ["EuropePMC", "SearchPage", "SearchResult", "lookup_query"]
@@ -22,7 +23,8 @@ MAX_PAGE_SIZE = 1000
 
 @dataclass(frozen=True)
 class SearchPage:
-    """One page as received (``raw`` is the exact bytes) and parsed."""
+    """One page as received (``raw`` is the exact bytes) and parsed; ``items`` are the page's result
+    objects as sent (of the shape :data:`~bioevidence.sources.shapes.EUROPEPMC_RESULT`), one per result."""
 
     raw: bytes
     url: str
@@ -30,6 +32,7 @@ class SearchPage:
     cursor: str
     next_cursor: str | None
     results: tuple[WorkMetadata, ...]
+    items: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,12 +53,13 @@ def lookup_query(ident: PublicationId) -> str:
 
 
 def _page(raw: bytes, url: str, cursor: str) -> SearchPage:
-    doc = parse_json(raw, file=url)
-    if not isinstance(doc, dict) or "resultList" not in doc:
-        raise InputError("Europe PMC search response lacks resultList", file=url)
-    results = tuple(europepmc_result(r) for r in (doc.get("resultList") or {}).get("result") or [])
-    next_cursor = doc.get("nextCursorMark")
-    return SearchPage(raw, url, int(doc.get("hitCount") or 0), cursor, next_cursor or None, results)
+    """The page of ``raw``, checked against :data:`~bioevidence.sources.shapes.EUROPEPMC` (an ``InputError``
+    naming the field otherwise: a cached answer is checked too)."""
+    doc = check(parse_json(raw, file=url), EUROPEPMC, file=url)
+    items = tuple(doc["resultList"]["result"])
+    hit_count = whole_number(doc.get("hitCount", 0), "hitCount")
+    return SearchPage(raw, url, hit_count, cursor, doc.get("nextCursorMark") or None,
+                      tuple(europepmc_result(r) for r in items), items)
 
 
 class EuropePMC:
@@ -97,7 +101,7 @@ class EuropePMC:
         }
         if sort:
             params["sort"] = sort
-        response = self._get("search", params, JSON, parse_json, refresh)
+        response = self._get("search", params, JSON, validator(EUROPEPMC), refresh)
         return _page(response.content, response.url, cursor)
 
     def iter_pages(self, query: str, *, max_pages: int | None = None, **kwargs: Any) -> Iterator[SearchPage]:

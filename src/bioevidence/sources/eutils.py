@@ -11,8 +11,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ..errors import ConfigurationError, InputError
-from ..io import parse_json
 from .http import HttpClient, HttpResponse
+from .shapes import ESUMMARY, validator
 from .xmlsafe import parse_xml, text_of
 
 __all__ = ["EUtils"]
@@ -77,8 +77,9 @@ class EUtils:
         return {"db": "pubmed", "id": _digits(pmid, "PMID"), "retmode": "json"}
 
     def esummary(self, pmid: str, *, refresh: bool = False) -> HttpResponse:
-        """The esummary JSON of one PubMed record (the bytes pinned as its metadata)."""
-        return self._get("esummary.fcgi", self.esummary_params(pmid), JSON, parse_json, refresh)
+        """The esummary JSON of one PubMed record (the bytes pinned as its metadata), of the shape
+        :data:`~bioevidence.sources.shapes.ESUMMARY` (else a ``RetrievalError``, reason ``malformed``)."""
+        return self._get("esummary.fcgi", self.esummary_params(pmid), JSON, validator(ESUMMARY), refresh)
 
     def efetch_pubmed_params(self, pmid: str) -> dict[str, Any]:
         return {"db": "pubmed", "id": _digits(pmid, "PMID"), "retmode": "xml"}

@@ -10,6 +10,9 @@
 * a JATS article (resolver ``local``: a file pinned as its own metadata), by
   :mod:`bioevidence.sources.jats_meta`.
 
+JSON is checked against the service's shape (:mod:`bioevidence.sources.shapes`) first: a field of
+the wrong type is one ``InputError`` naming it, and the parsers below read the checked types.
+
 Retraction rules follow the reference (validator §3.3): NCBI publication type "Retracted
 Publication" or a "Retraction in" reference; Europe PMC publication type "retracted
 publication" or a comment/correction whose type starts with "retraction in"; Crossref any
@@ -26,6 +29,7 @@ from typing import Any
 from ..errors import InputError
 from ..io import parse_json
 from .identifiers import PublicationId, parse_identifier
+from .shapes import CROSSREF, CROSSREF_MESSAGE, ESUMMARY, EUROPEPMC, EUROPEPMC_RESULT, Bad, check, whole_number, year
 
 __all__ = ["Notice", "WorkMetadata", "parse_metadata"]
 
@@ -131,42 +135,44 @@ def _license(text: object) -> str | None:
 
 # -- NCBI esummary JSON -----------------------------------------------------------------------
 def _ncbi(doc: dict[str, Any], want: PublicationId | None) -> WorkMetadata:
+    """An esummary answer of the shape ``ESUMMARY`` (checked by :func:`parse_metadata`)."""
     result = doc.get("result")
-    if not isinstance(result, dict):
-        return WorkMetadata("ncbi", False, error=str(doc.get("error") or "esummary has no result"))
-    uids = [u for u in result.get("uids", []) if isinstance(u, str)]
+    if result is None:  # NCBI's own error answer
+        return WorkMetadata("ncbi", False, error=doc.get("error") or "; ".join(doc.get("esummaryresult", []))
+                            or "esummary has no result")
+    uids: list[str] = result["uids"]
     uid = want.value if want is not None and want.scheme == "pmid" and want.value in uids else None
     uid = uid or (uids[0] if uids else None)
-    entry = result.get(uid) if uid else None
-    if not isinstance(entry, dict):
-        return WorkMetadata("ncbi", False, ids=_ids(f"pmid:{uid}") if uid else (), error="no summary")
+    if uid is None:
+        return WorkMetadata("ncbi", False, error="no summary")
+    entry: dict[str, Any] = result[uid]
     if "error" in entry:
-        return WorkMetadata("ncbi", False, ids=_ids(f"pmid:{uid}"), error=str(entry["error"]))
+        return WorkMetadata("ncbi", False, ids=_ids(f"pmid:{uid}"), error=entry["error"])
     raw_ids: list[object] = [f"pmid:{uid}"]
-    for aid in entry.get("articleids", []) or []:
-        kind, value = aid.get("idtype"), str(aid.get("value", ""))
+    for aid in entry.get("articleids", []):
+        kind, value = aid.get("idtype"), aid.get("value", "")
         if kind == "pmc":
             raw_ids.append(f"pmcid:{value}")
         elif kind == "doi":
             raw_ids.append(f"doi:{value}")
-    types = tuple(str(t) for t in entry.get("pubtype", []) or [])
+    types = tuple(entry.get("pubtype", []))
     retractions: list[Notice] = []
     concerns: list[Notice] = []
-    for ref in entry.get("references", []) or []:
-        kind = str(ref.get("reftype", "")).lower()
-        notice_id = f"pmid:{ref['pmid']}" if ref.get("pmid") else None
+    for ref in entry.get("references", []):
+        kind = ref.get("reftype", "").lower()
+        notice_id = f"pmid:{whole_number(ref['pmid'])}" if ref.get("pmid") else None
         if kind.startswith("retraction in"):
-            retractions.append(Notice("retraction", notice_id, str(ref.get("refsource", ""))))
+            retractions.append(Notice("retraction", notice_id, ref.get("refsource", "")))
         elif kind.startswith("expression of concern in"):
-            concerns.append(Notice("expression_of_concern", notice_id, str(ref.get("refsource", ""))))
+            concerns.append(Notice("expression_of_concern", notice_id, ref.get("refsource", "")))
     return WorkMetadata(
         "ncbi",
         True,
         ids=_ids(*raw_ids),
         title=_clean(entry.get("title")),
         year=_year(entry.get("pubdate")) or _year(entry.get("sortpubdate")),
-        journal=str(entry.get("fulljournalname") or entry.get("source") or ""),
-        authors=tuple(str(a.get("name")) for a in entry.get("authors", []) or [] if a.get("name")),
+        journal=entry.get("fulljournalname") or entry.get("source") or "",
+        authors=tuple(a["name"] for a in entry.get("authors", []) if a.get("name")),
         publication_types=types,
         **status_flags(types, retractions, concerns),
     )
@@ -174,31 +180,31 @@ def _ncbi(doc: dict[str, Any], want: PublicationId | None) -> WorkMetadata:
 
 # -- Europe PMC -------------------------------------------------------------------------------
 def europepmc_result(result: dict[str, Any]) -> WorkMetadata:
-    """Parse one Europe PMC ``resultList.result`` item (``core`` or ``lite``)."""
-    types_raw = (result.get("pubTypeList") or {}).get("pubType") or result.get("pubType") or []
+    """Parse one Europe PMC ``resultList.result`` item (``core`` or ``lite``) of the shape
+    ``EUROPEPMC_RESULT`` (checked by the caller: :func:`parse_metadata`, or the search client)."""
+    types_raw = result.get("pubTypeList", {}).get("pubType") or result.get("pubType") or []
     if isinstance(types_raw, str):
         types_raw = [t.strip() for t in types_raw.split(";")]
-    types = tuple(str(t) for t in types_raw if t)
+    types = tuple(t for t in types_raw if t)
     retractions: list[Notice] = []
     concerns: list[Notice] = []
-    for cc in (result.get("commentCorrectionList") or {}).get("commentCorrection", []) or []:
-        kind = str(cc.get("type", "")).lower()
+    for cc in result.get("commentCorrectionList", {}).get("commentCorrection", []):
+        kind = cc.get("type", "").lower()
         notice_id = canonical_source_id(cc.get("source"), cc.get("id"))
         if kind.startswith("retraction in"):
-            retractions.append(Notice("retraction", notice_id, str(cc.get("reference", ""))))
+            retractions.append(Notice("retraction", notice_id, cc.get("reference", "")))
         elif kind.startswith("expression of concern in"):
-            concerns.append(Notice("expression_of_concern", notice_id, str(cc.get("reference", ""))))
+            concerns.append(Notice("expression_of_concern", notice_id, cc.get("reference", "")))
     authors: tuple[str, ...]
-    author_list = (result.get("authorList") or {}).get("author")
-    if isinstance(author_list, list):
-        authors = tuple(str(a.get("fullName") or a.get("collectiveName") or "") for a in author_list)
+    author_list = result.get("authorList", {}).get("author")
+    if author_list is not None:
+        authors = tuple(a.get("fullName") or a.get("collectiveName") or "" for a in author_list)
     else:
-        authors = tuple(a.strip() for a in str(result.get("authorString", "")).rstrip(".").split(",") if a.strip())
-    journal_info = result.get("journalInfo") or {}
-    journal = str((journal_info.get("journal") or {}).get("title") or result.get("journalTitle") or "")
+        authors = tuple(a.strip() for a in result.get("authorString", "").rstrip(".").split(",") if a.strip())
+    journal_info = result.get("journalInfo", {})
+    journal = journal_info.get("journal", {}).get("title") or result.get("journalTitle") or ""
     pmcid = result.get("pmcid")
     oa = result.get("isOpenAccess")
-    cited = result.get("citedByCount")
     return WorkMetadata(
         "europepmc",
         True,
@@ -208,7 +214,7 @@ def europepmc_result(result: dict[str, Any]) -> WorkMetadata:
             f"doi:{result['doi']}" if result.get("doi") else None,
         ),
         title=_clean(result.get("title")),
-        year=_year(result.get("pubYear")) or _year(journal_info.get("yearOfPublication")),
+        year=year(result.get("pubYear", "")) or year(journal_info.get("yearOfPublication", "")),
         journal=journal,
         authors=tuple(a for a in authors if a),
         abstract=_clean(result["abstractText"]) if result.get("abstractText") else None,
@@ -216,7 +222,7 @@ def europepmc_result(result: dict[str, Any]) -> WorkMetadata:
         **status_flags(types, retractions, concerns),
         open_access=None if oa is None else (oa == "Y" and bool(pmcid)),
         license=_license(result.get("license")),
-        cited_by=int(cited) if isinstance(cited, int | str) and str(cited).isdigit() else None,
+        cited_by=whole_number(result["citedByCount"]) if "citedByCount" in result else None,
     )
 
 
@@ -234,7 +240,7 @@ def canonical_source_id(source: object, ident: object) -> str | None:
 
 
 def _europepmc(doc: dict[str, Any], want: PublicationId | None) -> WorkMetadata:
-    results = (doc.get("resultList") or {}).get("result") or []
+    results = doc["resultList"]["result"]
     chosen: dict[str, Any] | None = None
     for item in results:
         if want is None:
@@ -252,54 +258,64 @@ def _europepmc(doc: dict[str, Any], want: PublicationId | None) -> WorkMetadata:
 
 # -- Crossref ---------------------------------------------------------------------------------
 def _crossref(msg: dict[str, Any]) -> WorkMetadata:
+    """A Crossref work ``message`` of the shape ``CROSSREF_MESSAGE`` (checked by :func:`parse_metadata`)."""
     title = msg.get("title") or []
     journal = msg.get("container-title") or []
-    year = None
+    published = None
     for key in ("published-print", "published-online", "published", "issued", "created"):
-        parts = (msg.get(key) or {}).get("date-parts") or []
-        if parts and parts[0] and isinstance(parts[0][0], int):
-            year = parts[0][0]
+        parts = msg.get(key, {}).get("date-parts") or []
+        published = _crossref_year(parts[0][0]) if parts and parts[0] else None
+        if published is not None:
             break
     authors = tuple(
-        " ".join(p for p in (a.get("given"), a.get("family")) if p) or str(a.get("name", ""))
-        for a in msg.get("author", []) or []
+        " ".join(p for p in (a.get("given"), a.get("family")) if p) or a.get("name", "")
+        for a in msg.get("author", [])
     )
     retractions: list[Notice] = []
     concerns: list[Notice] = []
     for field_name in ("updated-by", "update-to"):
-        for upd in msg.get(field_name, []) or []:
-            kind = str(upd.get("type", "")).lower().replace("_", "-")
+        for upd in msg.get(field_name, []):
+            kind = upd.get("type", "").lower().replace("_", "-")
             doi = parse_identifier(f"doi:{upd['DOI']}") if upd.get("DOI") else None
-            label = str(upd.get("label") or upd.get("type") or "")
+            label = upd.get("label") or upd.get("type") or ""
             if kind in ("retraction", "removal", "withdrawal"):
                 if field_name == "updated-by":
                     retractions.append(Notice("retraction", doi.key if doi else None, label))
             elif kind == "expression-of-concern" and field_name == "updated-by":
                 concerns.append(Notice("expression_of_concern", doi.key if doi else None, label))
     is_notice = (
-        any(str(u.get("type", "")).lower() == "retraction" for u in msg.get("update-to", []) or [])
-        or str(msg.get("type", "")).lower() == "retraction"
+        any(u.get("type", "").lower() == "retraction" for u in msg.get("update-to", []))
+        or msg.get("type", "").lower() == "retraction"
     )
     abstract = _clean(msg["abstract"]) if msg.get("abstract") else None
-    lic = (msg.get("license") or [{}])[0].get("URL") if msg.get("license") else None
+    lic = msg["license"][0].get("URL") if msg.get("license") else None
     return WorkMetadata(
         "crossref",
         True,
         ids=_ids(f"doi:{msg['DOI']}" if msg.get("DOI") else None),
         title=_clean(title[0] if isinstance(title, list) and title else title),
-        year=year,
-        journal=str(journal[0] if isinstance(journal, list) and journal else journal or ""),
+        year=published,
+        journal=journal[0] if isinstance(journal, list) and journal else journal or "",
         authors=tuple(a for a in authors if a),
         abstract=abstract,
-        publication_types=(str(msg.get("type", "")),) if msg.get("type") else (),
+        publication_types=(msg["type"],) if msg.get("type") else (),
         retracted=bool(retractions) or (is_notice and not msg.get("update-to")),
         retraction_notices=tuple(retractions),
         expression_of_concern=bool(concerns),
         concern_notices=tuple(concerns),
         is_retraction_notice=is_notice,
         license=_crossref_license(lic),
-        cited_by=cited if isinstance(cited := msg.get("is-referenced-by-count"), int) else None,
+        cited_by=whole_number(msg["is-referenced-by-count"]) if "is-referenced-by-count" in msg else None,
     )
+
+
+def _crossref_year(value: object) -> int | None:
+    """The year of a Crossref ``date-parts`` (``[[2019, 3]]``); Crossref writes ``[[null]]`` for an unknown
+    date, so anything that is not a year is ``None`` and the next date field is read."""
+    try:
+        return year(value) if type(value) is int else None
+    except Bad:
+        return None
 
 
 def _crossref_license(url: object) -> str | None:
@@ -332,18 +348,18 @@ def parse_metadata(data: bytes, *, want: object = None, file: str | None = None)
         return parse_pubmed_xml(data, want=wanted, file=file)
     doc = parse_json(data, file=file)
     if isinstance(doc, dict):
-        header = doc.get("header") or {}
-        is_esummary = isinstance(header, dict) and header.get("type") == "esummary"
-        if is_esummary or ("result" in doc and "uids" in (doc.get("result") or {})):
-            return _ncbi(doc, wanted)
+        header, result = doc.get("header"), doc.get("result")
+        if (isinstance(header, dict) and header.get("type") == "esummary") or (
+                isinstance(result, dict) and "uids" in result):
+            return _ncbi(check(doc, ESUMMARY, file=file), wanted)
         if "resultList" in doc:
-            return _europepmc(doc, wanted)
-        if doc.get("message-type") == "work" and isinstance(doc.get("message"), dict):
-            return _crossref(doc["message"])
+            return _europepmc(check(doc, EUROPEPMC, file=file), wanted)
+        if "message" in doc and ("message-type" in doc or "status" in doc):
+            return _crossref(check(doc, CROSSREF, file=file)["message"])
         if "DOI" in doc and ("title" in doc or "type" in doc):
-            return _crossref(doc)
+            return _crossref(check(doc, CROSSREF_MESSAGE, file=file))
         if "pubYear" in doc or "pmid" in doc or "pmcid" in doc:
-            return europepmc_result(doc)
+            return europepmc_result(check(doc, EUROPEPMC_RESULT, file=file))
     raise InputError(
         "pinned metadata is not NCBI esummary, Europe PMC search, Crossref work JSON or PubMed XML; "
         "pin it again with `bioevidence ground --refresh`",
