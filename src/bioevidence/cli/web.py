@@ -157,6 +157,7 @@ def users() -> None:
       bioevidence users add bob --role reviewer --reviewer-id orcid:0000-0002-1825-0097 --password-stdin
       bioevidence users list --queue q.sqlite
       bioevidence users disable bob --queue q.sqlite
+      bioevidence users unlock bob --queue q.sqlite
     """
 
 
@@ -181,6 +182,10 @@ def _password(from_stdin: bool) -> str:
 def users_add(name: str, role: str, password_stdin: bool, reviewer_id: str | None, full_name: str | None,
               queue_path: Path) -> None:
     """Add an account (a name is never reused, even after it is disabled).
+
+    A password has 12 to 1,024 characters and is refused when blank, one character or a short
+    pattern repeated, a simple sequence (123456789012, abcdefghijkl), a common password (a built-in
+    blocklist, also with digits or symbols around it) or the account's own name.
 
     \b
     Examples:
@@ -255,7 +260,7 @@ def users_enable(name: str, queue_path: Path) -> None:
 @click.option("--password-stdin", is_flag=True, help="Read the new password (one line) from standard input.")
 @_queue_option
 def users_password(name: str, password_stdin: bool, queue_path: Path) -> None:
-    """Set a new password; the account's sessions end.
+    """Set a new password; the account's sessions end. The password rules are those of `users add`.
 
     \b
     Examples:
@@ -266,3 +271,21 @@ def users_password(name: str, password_stdin: bool, queue_path: Path) -> None:
     with _open_queue(queue_path) as queue:
         queue.accounts.set_password(name, password)
     click.echo(f"new password for {name}")
+
+
+@users.command("unlock")
+@click.argument("name")
+@_queue_option
+def users_unlock(name: str, queue_path: Path) -> None:
+    """End an account's run of failed sign-ins, so its sign-ins no longer wait (docs/web.md, Security).
+
+    A right password always signs in, but after 5 failures each sign-in to that name waits a little
+    (up to 30 s); this clears it at once, as a successful sign-in does. Kept in the queue file.
+
+    \b
+    Examples:
+      bioevidence users unlock bob --queue q.sqlite
+    """
+    with _open_queue(queue_path) as queue:
+        failures = queue.accounts.unlock(name)
+    click.echo(f"unlocked {name} ({plural(failures, 'failed sign-in')} cleared)")

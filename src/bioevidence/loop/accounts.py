@@ -15,13 +15,24 @@ password. Accounts guard the web pages only (``docs/web.md``).
 
 The same migration adds the server's working tables, which are not history and may change:
 ``web_sessions`` (one row per signed-in browser, keyed by an HMAC of its cookie, so reading the
-file does not give a usable session) and ``web_login_attempts`` (for rate limiting).
+file does not give a usable session) and ``web_login_attempts`` (each sign-in attempt, for the
+per-account backoff of :mod:`bioevidence.web.sessions`; ``bioevidence users unlock`` appends a row
+that ends an account's run of failures, as a successful sign-in does).
+
+**Password policy** (:func:`check_password`, at ``users add`` and ``users password``): refused when
+blank or only spaces, shorter than 12 or longer than 1,024 characters, one character or a short
+pattern repeated (``aaaaaaaaaaaa``, ``abababababab``), a simple sequence (``123456789012``,
+``abcdefghijkl``, ``zyxwvutsrqpo``, a keyboard row), one of :data:`COMMON_PASSWORDS` or the account's
+own name, compared case-insensitively and also with digits, spaces and punctuation around it taken
+off and common letter-for-digit swaps undone (``P@ssw0rd2024!`` is ``password``). Each refusal is
+one line naming the rule (``ConfigurationError``, exit 3).
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,13 +40,47 @@ from typing import Any
 from ..errors import ConfigurationError, InputError
 from .ledger import append_only
 
-__all__ = ["MIGRATION", "ROLES", "TRIGGERS", "Account", "Accounts", "hash_password", "verify_password"]
+__all__ = ["COMMON_PASSWORDS", "MIGRATION", "ROLES", "TRIGGERS", "Account", "Accounts", "check_password",
+           "hash_password", "login_failures", "verify_password"]
 
 ROLES = ("reviewer", "admin")
 EVENTS = ("add", "disable", "enable", "password")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 MIN_PASSWORD = 12
 MAX_PASSWORD = 1024
+#: How long a failed sign-in counts towards its account's backoff (the rows are deleted after it).
+FAILURES_KEPT = 86400.0
+#: The ``client`` of the row ``users unlock`` appends to ``web_login_attempts``.
+UNLOCK_CLIENT = "users unlock"
+
+#: Passwords refused whatever their length (compared lower-case, also with digits, spaces and
+#: punctuation around them taken off and letter-for-digit swaps undone): the commonest passwords of
+#: the public breach lists, keyboard walks, and words anyone guessing at a review server tries first.
+COMMON_PASSWORDS: tuple[str, ...] = (
+    "password", "passw0rd", "password1", "123456", "1234567", "12345678", "123456789", "1234567890",
+    "12345", "123123", "111111", "000000", "654321", "666666", "121212", "112233", "123321", "987654321",
+    "qwerty", "qwertyuiop", "qwerty123", "asdfgh", "asdfghjkl", "zxcvbnm", "qazwsx", "1qaz2wsx", "1q2w3e4r",
+    "1q2w3e4r5t", "zaq12wsx", "q1w2e3r4", "abc123", "abcd1234", "aa123456", "letmein", "welcome", "welcome1",
+    "iloveyou", "monkey", "dragon", "master", "sunshine", "princess", "shadow", "superman", "batman",
+    "trustno1", "football", "baseball", "soccer", "hockey", "starwars", "whatever", "freedom", "secret",
+    "hello", "hellohello", "login", "access", "admin", "administrator", "root", "toor", "guest", "default",
+    "changeme", "changeit", "test", "testing", "tester", "user", "username", "letmein123", "michael",
+    "jennifer", "jordan", "charlie", "donald", "computer", "internet", "mustang", "harley", "ranger",
+    "buster", "killer", "hunter", "hunter2", "summer", "winter", "spring", "autumn", "flower", "cheese",
+    "pepper", "ginger", "banana", "orange", "tigger", "maggie", "loveme", "lovely", "ninja", "azerty",
+    "bioevidence", "evidence", "review", "reviewer", "curator", "science", "research", "laboratory",
+    "biology", "genome", "protein", "pubmed", "civic",
+)
+_LEET = str.maketrans({"@": "a", "4": "a", "0": "o", "1": "i", "3": "e", "$": "s", "5": "s", "7": "t",
+                       "+": "t", "8": "b", "9": "g"})
+_AROUND = re.compile(r"^[\W\d_]+|[\W\d_]+$")  # digits and punctuation around a word
+_SYMBOLS = re.compile(r"^[\W_]+|[\W_]+$")  # punctuation around digits
+_TRAILING = re.compile(r"[\W\d_]+$")  # what follows a word (p@ssw0rd-2024)
+_LEADING = re.compile(r"^[\W\d_]+")
+_NOT_LETTERS = re.compile(r"[\W\d_]+")  # the letters alone (1qaz2wsx, dana2026dana)
+_LETTER = re.compile(r"[^\W\d_]")
+_SEQUENCES = ("0123456789", "abcdefghijklmnopqrstuvwxyz", "qwertyuiopasdfghjklzxcvbnm", "qwertyuiop", "asdfghjkl",
+              "zxcvbnm", "1234567890")
 
 
 MIGRATION = (
@@ -89,9 +134,9 @@ def _argon2() -> Any:
     return PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 
 
-def hash_password(password: str) -> str:
-    """An argon2id hash of ``password`` (see module docstring for the parameters)."""
-    check_password(password)
+def hash_password(password: str, *, name: str | None = None, full_name: str | None = None) -> str:
+    """An argon2id hash of ``password`` (see module docstring for the parameters), once it passes the policy."""
+    check_password(password, name=name, full_name=full_name)
     return str(_argon2().hash(password))
 
 
@@ -117,11 +162,91 @@ def burn_time(password: str) -> None:
     verify_password(_DUMMY[0], password or "x")
 
 
-def check_password(password: str) -> None:
-    if len(password) < MIN_PASSWORD:
-        raise ConfigurationError(f"a password needs at least {MIN_PASSWORD} characters")
+def _period(text: str) -> int:
+    """The length of the shortest unit ``text`` is a repetition of (``len(text)`` when none)."""
+    return (text + text).find(text, 1)
+
+
+def _repeats(text: str, words: set[str]) -> bool:
+    """Whether ``text`` is one of ``words`` or one of them said several times."""
+    if not text:
+        return False
+    period = _period(text)
+    return any(text[:k] in words for k in range(period, len(text) + 1, period) if len(text) % k == 0)
+
+
+def _forms(password: str) -> set[str]:
+    """The password as a guesser writes it: lower-case, without spaces, without the digits and punctuation
+    around it, its letters alone, with letter-for-digit swaps undone."""
+    compact = "".join(password.lower().split())
+    forms = {compact, _AROUND.sub("", compact), _SYMBOLS.sub("", compact), _NOT_LETTERS.sub("", compact),
+             _TRAILING.sub("", compact), _LEADING.sub("", compact)}
+    forms |= {f.translate(_LEET) for f in forms}
+    forms |= {_AROUND.sub("", f) for f in forms}
+    return {f for f in forms if f}
+
+
+def _dressed(text: str, words: set[str]) -> bool:
+    """Whether ``text`` is one of ``words`` with only digits and punctuation around it (``2024 1q2w3e4r!``)."""
+    for word in words:
+        at = text.find(word)
+        if at >= 0 and not _LETTER.search(text[:at]) and not _LETTER.search(text[at + len(word):]):
+            return True
+    return False
+
+
+def _sequence(text: str) -> bool:
+    for alphabet in _SEQUENCES:
+        for run in (alphabet, alphabet[::-1]):
+            if text in run * (len(text) // len(run) + 2):
+                return True
+    return False
+
+
+def check_password(password: str, *, name: str | None = None, full_name: str | None = None) -> None:
+    """Refuse a password anyone would guess (module docstring): one line naming the rule."""
+    if not password.strip():
+        raise ConfigurationError("a password cannot be blank or only spaces")
     if len(password) > MAX_PASSWORD:
         raise ConfigurationError(f"a password has at most {MAX_PASSWORD} characters")
+    compact = "".join(password.lower().split())
+    if _period(compact) <= 4 and _period(compact) < len(compact):
+        raise ConfigurationError("a password cannot be one character or a short pattern repeated "
+                                 "(like aaaaaaaaaaaa)")
+    if _sequence(compact):
+        raise ConfigurationError("a password cannot be a simple sequence (like 123456789012 or abcdefghijkl)")
+    forms = _forms(password)
+    if any(_repeats(f, _COMMON) for f in forms) or _dressed(compact, _COMMON):
+        raise ConfigurationError("a password cannot be a common password, even with digits or symbols around it "
+                                 "(the built-in blocklist of common passwords)")
+    own = {"".join(n.lower().split()) for n in (name, full_name) if n and n.strip()}
+    own |= {_AROUND.sub("", re.sub(r"[\W_]+", "", n)) for n in own}
+    if any(_repeats(f, own) for f in forms):
+        raise ConfigurationError("a password cannot be the account's own name")
+    if len(password) < MIN_PASSWORD:
+        raise ConfigurationError(f"a password needs at least {MIN_PASSWORD} characters")
+
+
+_COMMON = set(COMMON_PASSWORDS)
+
+
+def login_failures(db: sqlite3.Connection, name: str, now: float) -> tuple[int, float | None]:
+    """The failed sign-ins of ``name`` since its last success or ``users unlock`` (in the last
+    :data:`FAILURES_KEPT` seconds), and when the latest was."""
+    rows = db.execute("SELECT ok, at FROM web_login_attempts WHERE name = ? AND at > ? ORDER BY at DESC, rowid DESC"
+                      " LIMIT 1000", (name[:64], now - FAILURES_KEPT))
+    count, latest = 0, None
+    for ok, at in rows:
+        if ok:
+            break
+        count += 1
+        latest = at if latest is None else latest
+    return count, latest
+
+
+def index_login_attempts(db: sqlite3.Connection) -> None:
+    """An index for :func:`login_failures` (``web_login_attempts`` is a working table, not history)."""
+    db.execute("CREATE INDEX IF NOT EXISTS web_login_attempts_by_name ON web_login_attempts(name, at)")
 
 
 def check_name(name: str) -> str:
@@ -208,7 +333,7 @@ class Accounts:
             raise ConfigurationError("--reviewer-id must be one word of at most 200 characters (e.g. orcid:…)")
         if full_name is not None and (not full_name.strip() or len(full_name) > 200):
             raise ConfigurationError("--full-name must be 1-200 characters")
-        digest = hash_password(password)
+        digest = hash_password(password, name=name, full_name=full_name)
 
         def must(current: Account | None) -> None:
             if current is not None:
@@ -233,7 +358,20 @@ class Accounts:
         return self._append(name, "enable", must=self._existing(name))
 
     def set_password(self, name: str, password: str) -> Account:
-        digest = hash_password(password)
+        current = self.get(name)
+        self._existing(name)(current)
+        digest = hash_password(password, name=name, full_name=current.full_name if current else None)
         account = self._append(name, "password", password_hash=digest, must=self._existing(name))
         self.db.execute("DELETE FROM web_sessions WHERE account = ?", (name,))
         return account
+
+    def unlock(self, name: str) -> int:
+        """End ``name``'s run of failed sign-ins (its backoff, :mod:`bioevidence.web.sessions`); returns how many
+        failures it had. Kept as a row of ``web_login_attempts``, as a successful sign-in is."""
+        self._existing(name)(self.get(name))
+        index_login_attempts(self.db)
+        now = time.time()
+        failures, _ = login_failures(self.db, name, now)
+        self.db.execute("INSERT INTO web_login_attempts (at, name, client, ok) VALUES (?,?,?,1)",
+                        (now, name, UNLOCK_CLIENT))
+        return failures

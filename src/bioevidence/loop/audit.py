@@ -37,7 +37,7 @@ from ..errors import ConfigurationError, InputError
 from .stats import sample_size, upper_bound, wilson
 
 __all__ = ["LABEL_COLUMNS", "PREDICTION_COLUMNS", "ROUTES", "SHEET_COLUMNS", "agreement", "audit_sample", "audit_score",
-           "read_csv", "render_audit", "write_csv"]
+           "csv_cell", "read_csv", "render_audit", "write_csv"]
 
 ROUTES = ("admitted", "review_required", "rejected", "not_admitted")
 PREDICTION_COLUMNS = ("case_id", "requested_use", "record_sha256", "profile_sha256", "method", "predicted_status")
@@ -63,16 +63,38 @@ def read_csv(data: bytes | str, *, file: str | None = None, required: Sequence[s
     for number, row in enumerate(reader, start=2):
         if None in row or any(v is None for v in row.values()):
             raise InputError("row has a different number of fields than the header", file=file, line=number)
-        rows.append({k: v.strip() for k, v in row.items()})
+        rows.append({k: _uncell(v).strip() for k, v in row.items()})
     return rows
 
 
+#: First characters that make a spreadsheet read a cell as a formula (or, tab and line breaks, hide one).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def csv_cell(value: Any) -> Any:
+    """A cell safe to open in a spreadsheet (CSV injection): text starting with ``= + - @``, a tab or a
+    line break gets a leading ``'`` so it stays text; so does text starting with ``'``, so that
+    :func:`read_csv` takes exactly that ``'`` off again. A carriage return becomes a newline first: the
+    csv module quotes a cell holding a newline but not one holding a lone carriage return, which a
+    spreadsheet would read as the start of a new row (and its formula). Numbers are unchanged."""
+    if not isinstance(value, str):
+        return value
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return "'" + value if value.startswith((*FORMULA_STARTS, "'")) else value
+
+
+def _uncell(value: str) -> str:
+    """A cell as it was before :func:`csv_cell` (a spreadsheet's own ``'=…`` means ``=…`` too)."""
+    return value[1:] if value.startswith("'") and value[1:2] and value[1] in (*FORMULA_STARTS, "'") else value
+
+
 def write_csv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """Every CSV bioevidence writes (predictions, audit sheets, the web exports): each cell through :func:`csv_cell`."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({c: row.get(c, "") for c in columns})
+        writer.writerow({c: csv_cell(row.get(c, "")) for c in columns})
     return out.getvalue()
 
 

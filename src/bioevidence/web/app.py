@@ -4,11 +4,17 @@ and the helpers every page uses (who is signed in, CSRF, rendering).
 Pages are server-rendered Jinja2 templates (autoescaped); the only script is the ask page's
 ``ask.js`` (an ``EventSource``). Every response carries a strict Content-Security-Policy (no
 inline script or style, no framing, forms only to this origin) and its friends.
+
+Every page goes through :mod:`bioevidence.web.redact`, so no server path reaches a browser; an
+unknown page, a malformed request and an unexpected error get the error page, never a traceback.
+Sign-in holds an attempt for its account's backoff (:mod:`bioevidence.web.sessions`) without a
+thread waiting, then checks the password on the sign-in threads.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import secrets
 from concurrent.futures import ThreadPoolExecutor
@@ -17,11 +23,15 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from fastapi import FastAPI, Form, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 
 from .._version import __version__
+from .redact import public, redact_page
 from .sessions import Session
 from .state import Settings, WebState
 
@@ -30,6 +40,7 @@ __all__ = ["Forbidden", "NeedLogin", "create_app", "render", "require"]
 HERE = Path(__file__).resolve().parent
 SESSION_COOKIE = "bioevidence_session"
 LOGIN_COOKIE = "bioevidence_login"
+DEVICE_COOKIE = "bioevidence_device"
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 HEADERS = [
@@ -158,11 +169,24 @@ def _same_origin(request: Request) -> None:
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """A template rendered for the signed-in person; ``message`` and ``error`` (often an exception's
+    text) lose any path, and the page any path under the server's own folders (``redact``)."""
     session = current(request)
     env: Environment = request.app.state.templates
+    for key in ("message", "error"):
+        if isinstance(context.get(key), str):
+            context[key] = public(context[key])
     html = env.get_template(template).render(session=session, csrf=session.csrf if session else "",
                                              request_path=request.url.path, **context)
-    return HTMLResponse(html, status_code=status)
+    return HTMLResponse(redact_page(html), status_code=status)
+
+
+def error_page(request: Request, status: int, title: str, message: str) -> Response:
+    """The error page, or one plain line when even that cannot be drawn (the queue file unreadable...)."""
+    try:
+        return render(request, "error.html", status=status, title=title, message=message)
+    except Exception:  # the answer to an error must not fail
+        return PlainTextResponse(f"{title}: {public(message)}", status_code=status)
 
 
 def _set_cookie(response: Response, name: str, value: str, max_age: int | None) -> None:
@@ -193,7 +217,28 @@ def create_app(settings: Settings, validator_for: Any, *, ask: Any = None) -> Gu
 
     @app.exception_handler(Forbidden)
     async def forbidden(request: Request, exc: Forbidden) -> Response:
-        return render(request, "error.html", status=exc.status, title="Refused", message=exc.message)
+        title = "Not here" if exc.status == 404 else "Refused"
+        return await run_in_threadpool(error_page, request, exc.status, title, exc.message)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        known = {404: ("Not here", "there is no such page"), 405: ("Refused", "this page does not take that method")}
+        title, message = known.get(exc.status_code, ("Refused", "the server cannot answer this request"))
+        response = await run_in_threadpool(error_page, request, exc.status_code, title, message)
+        for name, value in (exc.headers or {}).items():
+            response.headers.setdefault(name, value)
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        return await run_in_threadpool(error_page, request, 400, "Refused",
+                                       "the request's fields or parameters are not valid; go back and try again")
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, exc: Exception) -> Response:
+        # the server re-raises it after this answer, so the traceback goes to its log (stderr), never to the page
+        return await run_in_threadpool(error_page, request, 500, "Server error",
+                                       "something went wrong on the server; the details are in its log")
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> PlainTextResponse:
@@ -218,29 +263,50 @@ def create_app(settings: Settings, validator_for: Any, *, ask: Any = None) -> Gu
     @app.post("/login")
     async def login(request: Request, name: str = Form(""), password: str = Form(""), token: str = Form(""),
                     next: str = Form("/queue")) -> Response:
-        def attempt() -> Response:
+        web = state_of(request)
+        key = name[:64]
+        client = request.client.host if request.client else "?"
+
+        def admit() -> tuple[bool, float]:
             _same_origin(request)
-            sessions = state_of(request).sessions()
+            sessions = web.sessions()
             if not sessions.login_token_ok(request.cookies.get(LOGIN_COOKIE), token):
                 raise Forbidden("the sign-in form expired or did not come from this server; reload it")
-            client = request.client.host if request.client else "?"
-            wait = sessions.retry_after(name, client)
-            if wait is not None:
-                refused = render(request, "login.html", status=429, token=token, next=_safe_next(next),
-                                 error=f"Too many failed sign-ins; try again in {wait} s.")
-                refused.headers["Retry-After"] = str(wait)
-                return refused
-            signed = sessions.sign_in(name, password, client)
-            if signed is None:
-                return render(request, "login.html", status=401, token=token, next=_safe_next(next),
-                              error="Wrong name or password, or the account is disabled.")
-            cookie, _ = signed
-            response = RedirectResponse(_safe_next(next), status_code=303)
-            _set_cookie(response, SESSION_COOKIE, cookie, int(settings.limits.lifetime))
-            _set_cookie(response, LOGIN_COOKIE, "", 0)
-            return response
+            known = sessions.known_device(request.cookies.get(DEVICE_COOKIE), key)
+            return known, sessions.backoff(key).wait(sessions.clock())
 
-        return await asyncio.get_running_loop().run_in_executor(SIGN_IN, attempt)
+        def page(status: int, error: str) -> HTMLResponse:
+            return render(request, "login.html", status=status, token=token, next=_safe_next(next), error=error)
+
+        known, wait = await run_in_threadpool(admit)
+        if not web.in_flight.enter(key, known):  # a flood on this name: refused unchecked, uncounted
+            retry = max(1, math.ceil(wait))
+            refused = await run_in_threadpool(page, 429, "Many sign-ins to this account are under way; "
+                                                         f"try again in {retry} s.")
+            refused.headers["Retry-After"] = str(retry)
+            return refused
+        try:
+            if wait > 0:
+                await web.sleep(wait)  # held, right or wrong alike; no thread waits
+
+            def attempt() -> Response:
+                sessions = web.sessions()
+                signed = sessions.sign_in(name, password, client)
+                if signed is None:
+                    return page(401, "Wrong name or password, or the account is disabled. After repeated "
+                                     "failures each sign-in to that name waits longer "
+                                     f"(at most {settings.limits.max_delay:g} s).")
+                cookie, session = signed
+                response = RedirectResponse(_safe_next(next), status_code=303)
+                _set_cookie(response, SESSION_COOKIE, cookie, int(settings.limits.lifetime))
+                _set_cookie(response, LOGIN_COOKIE, "", 0)
+                _set_cookie(response, DEVICE_COOKIE, sessions.device_cookie(session.account),
+                            settings.limits.device_days * 86400)
+                return response
+
+            return await asyncio.get_running_loop().run_in_executor(SIGN_IN, attempt)
+        finally:
+            web.in_flight.leave(key)
 
     @app.post("/logout")
     def logout(request: Request, csrf: str = Form("")) -> Response:

@@ -27,6 +27,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 
 from ..errors import BioevidenceError
 from .app import Forbidden, render, require, state_of
+from .redact import public
 
 router = APIRouter()
 
@@ -136,7 +137,8 @@ def ask_run(request: Request, q: str = "") -> Response:
 
 
 def _event(kind: str, data: str) -> str:
-    return f"event: {kind}\ndata: {' '.join(data.splitlines())}\n\n"
+    text = data if kind == "result" else public(data)  # a result is this server's own link; messages lose paths
+    return f"event: {kind}\ndata: {' '.join(text.splitlines())}\n\n"
 
 
 @router.get("/ask/stream")

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import BioevidenceError
 from ..gate.report import Report
+from .redact import public
 
 __all__ = ["ItemView", "Notice", "SourceView", "evidence_view"]
 
@@ -121,7 +122,7 @@ def evidence_view(record: dict[str, Any], report: Report, grounders: list[Any]
             meta = grounder.metadata(work)
             paper = grounder.paper(work, meta) if meta.found else None
         except BioevidenceError as exc:
-            sources.append(SourceView(**base, pinned=work.key, problem=exc.message))
+            sources.append(SourceView(**base, pinned=work.key, problem=public(exc.message)))
             continue
         notices: list[Notice] = []
         if meta.retracted:

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from ..errors import BioevidenceError
+from ..errors import BioevidenceError, InputError
 from ..loop.listing import STATES
 from .app import Forbidden, render, require, state_of
 from .evidence import evidence_view
@@ -19,6 +19,14 @@ router = APIRouter()
 DECISIONS = ("accept", "reject", "defer")
 MAX_RATIONALE = 4000
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+_ENTRY_ID = re.compile(r"[1-9][0-9]{0,17}")  # an entry number SQLite can hold (below 2**63)
+
+
+def _entry_id(text: str) -> int:
+    """The entry number in a URL; anything else (``-1``, ``0``, ``abc``, 20 digits) is 404, not an error."""
+    if not _ENTRY_ID.fullmatch(text):
+        raise Forbidden("no such entry: entries are numbered 1, 2, 3, … (see the queue)", 404)
+    return int(text)
 
 
 def _rule(code: str) -> Any:
@@ -48,14 +56,16 @@ def queue_page(request: Request, state: str = "open", code: str = "", profile: s
                   filters=filters, facets=listing.facets(), counts=listing.counts(), states=STATES)
 
 
-@router.get("/entries/{entry_id}")
-def entry_page(request: Request, entry_id: int, decided: int = 0) -> Response:
+@router.get("/entries/{number}")
+def entry_page(request: Request, number: str, decided: int = 0) -> Response:
     require(request)
     web = state_of(request)
+    entry_id = _entry_id(number)
     try:
         entry = web.queue().get(entry_id)
-    except BioevidenceError as exc:
-        return render(request, "error.html", status=404, title="Not in the queue", message=exc.message)
+    except InputError:
+        return render(request, "error.html", status=404, title="Not in the queue",
+                      message=f"no entry {entry_id} in the review queue")
     validator = web.validator(web.profile_of(entry))
     sources, items = evidence_view(entry.record, entry.report, validator.grounders)
     rules = {f.rule_id: _rule(f.rule_id) for f in entry.report.findings}
@@ -67,12 +77,13 @@ def entry_page(request: Request, entry_id: int, decided: int = 0) -> Response:
                   decisions=DECISIONS)
 
 
-@router.post("/entries/{entry_id}/decide")
-def decide(request: Request, entry_id: int, csrf: str = Form(""), decision: str = Form(""),
+@router.post("/entries/{entry}/decide")
+def decide(request: Request, entry: str, csrf: str = Form(""), decision: str = Form(""),
            rationale: str = Form(""), uses: list[str] = Form(default=[]),  # noqa: B008
            request_id: str = Form("")) -> Response:
     session = require(request, form={"csrf": csrf})
     web = state_of(request)
+    entry_id = _entry_id(entry)
     reason = rationale.strip()
     if decision not in DECISIONS:
         raise Forbidden("choose accept, reject or defer", 400)
@@ -84,10 +95,14 @@ def decide(request: Request, entry_id: int, csrf: str = Form(""), decision: str 
         raise Forbidden("the form has no request id; reload the page and decide again", 400)
     queue = web.queue()
     try:
-        entry = queue.get(entry_id)
+        found = queue.get(entry_id)
+    except InputError:
+        return render(request, "error.html", status=404, title="Not in the queue",
+                      message=f"no entry {entry_id} in the review queue")
+    try:
         account = session.account
         result = queue.decide(entry_id, decision, reviewer=account.reviewer_id, name=account.full_name or account.name,
-                              rationale=reason, validator=web.validator(web.profile_of(entry)),
+                              rationale=reason, validator=web.validator(web.profile_of(found)),
                               uses=uses or None, request_id=request_id, account=account.name)
     except BioevidenceError as exc:
         return render(request, "error.html", status=409 if getattr(exc, "retryable", False) else 400,

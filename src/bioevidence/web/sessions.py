@@ -1,4 +1,4 @@
-"""Server-side sessions, CSRF tokens and login rate limiting, stored in the queue's database.
+"""Server-side sessions, CSRF tokens and the sign-in backoff, stored in the queue's database.
 
 A session is a random 256-bit token in a cookie (``Secure``, ``HttpOnly``, ``SameSite=Strict``);
 the database keeps only ``HMAC-SHA256(secret, token)``, so a copy of the file opens no session.
@@ -8,9 +8,22 @@ request, after ``lifetime`` seconds in all, and at once when the account is disa
 password changed (the account is read on every request).
 
 Before sign-in there is no session: the login form carries a token bound, by the same HMAC, to a
-short-lived random cookie (a login CSRF guard). Failed sign-ins are counted per account and per
-client address over a window; past the limit the server answers 429 with ``Retry-After`` and
-does not check the password at all.
+short-lived random cookie (a login CSRF guard).
+
+**Backoff, per account, never a lockout.** Every attempt is a row of ``web_login_attempts``. An
+account's failures are the failed attempts since its last success or ``bioevidence users unlock``
+(forgotten after a day). From the 5th failure on, the next password check of that name waits
+until ``first_delay`` (1 s) after the latest failure, doubling with each further failure up to
+``max_delay`` (30 s). The attempt is *held* (the server answers later; no thread waits), then its
+password is checked: the right password signs in and ends the run of failures, a wrong one counts.
+So a right password is never refused, from any browser or address, and a guesser gets one
+check per delay for each attempt in flight: the answer comes at the same time whether the
+password was right or wrong, so hanging up early gains nothing. At most ``in_flight`` (4)
+attempts on one name are held or checked at once; more are refused with 429 and ``Retry-After``,
+unchecked and uncounted, except from a browser that signed in to that account before (its
+``device`` cookie, an HMAC of the name and the password hash): under a flood of parallel guesses
+the owner's usual browser still gets through. There is no limit per client address: behind a
+proxy every reviewer has the same one. Unknown names back off exactly as real ones do.
 """
 
 from __future__ import annotations
@@ -19,22 +32,77 @@ import hashlib
 import hmac
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..loop.accounts import Account, Accounts, burn_time, verify_password
+from ..loop.accounts import FAILURES_KEPT, Account, Accounts, burn_time, login_failures, verify_password
 
-__all__ = ["Limits", "Session", "Sessions"]
+__all__ = ["Backoff", "InFlight", "Limits", "Session", "Sessions"]
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
     idle: float = 2 * 3600.0
     lifetime: float = 12 * 3600.0
-    window: float = 15 * 60.0
-    per_account: int = 5  # failed sign-ins per account in the window
-    per_client: int = 30  # failed sign-ins per client address in the window
+    free_failures: int = 5  # failures of one name before its checks wait
+    first_delay: float = 1.0  # the wait after the free failures, doubled by each further failure...
+    max_delay: float = 30.0  # ...up to this (below the 60 s a reverse proxy waits for an answer)
+    in_flight: int = 4  # attempts on one name held or checked at once (browsers without its device cookie)
+    device_days: int = 180  # how long a browser is known to an account after signing in
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Where a name stands: its failures since the last success or unlock, the latest, and the delay."""
+
+    failures: int
+    latest: float | None
+    delay: float
+
+    def wait(self, now: float) -> float:
+        """Seconds the next password check of this name waits."""
+        if self.latest is None or self.delay <= 0:
+            return 0.0
+        return max(0.0, self.latest + self.delay - now)
+
+
+def delay_after(failures: int, limits: Limits) -> float:
+    """The backoff after ``failures`` failures: none before ``free_failures``, then doubling, capped."""
+    if failures < limits.free_failures:
+        return 0.0
+    return float(min(limits.max_delay, limits.first_delay * 2.0 ** min(failures - limits.free_failures, 60)))
+
+
+class InFlight:
+    """Sign-in attempts held or being checked, per name, in this server process (shared by its threads)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._count: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def enter(self, name: str, known_device: bool) -> bool:
+        """Whether another attempt on ``name`` may go ahead (always, from a known device); pair with leave."""
+        with self._lock:
+            count = self._count.get(name, 0)
+            if count >= self.limit and not known_device:
+                return False
+            self._count[name] = count + 1
+            return True
+
+    def leave(self, name: str) -> None:
+        with self._lock:
+            count = self._count.get(name, 0) - 1
+            if count > 0:
+                self._count[name] = count
+            else:
+                self._count.pop(name, None)
+
+    def count(self, name: str) -> int:
+        with self._lock:
+            return self._count.get(name, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,24 +135,33 @@ class Sessions:
             return False
         return hmac.compare_digest(self._mac("login", cookie), token)
 
+    # -- known devices --------------------------------------------------------------------------
+    def device_cookie(self, account: Account) -> str:
+        """The cookie a browser keeps after signing in to ``account`` (void once its password changes)."""
+        return f"{account.name}.{self._mac('device', account.name + chr(0) + account.password_hash)}"
+
+    def known_device(self, cookie: str | None, name: str) -> bool:
+        """Whether ``cookie`` comes from a browser that signed in to ``name`` with its current password."""
+        if not cookie or len(cookie) > 200 or "." not in cookie:
+            return False
+        if cookie.rpartition(".")[0] != name:
+            return False
+        account = self.accounts.get(name)
+        if account is None:
+            return False
+        return hmac.compare_digest(self.device_cookie(account), cookie)
+
     # -- sign in and out --------------------------------------------------------------------------
-    def retry_after(self, name: str, client: str) -> int | None:
-        """Seconds to wait when ``name`` or ``client`` is over its failed sign-in limit, else ``None``."""
-        since = self.clock() - self.limits.window
-        rows = self.db.execute(
-            "SELECT name = ?, client = ?, at FROM web_login_attempts WHERE ok = 0 AND at > ?"
-            " AND (name = ? OR client = ?) ORDER BY at", (name, client, since, name, client)).fetchall()
-        by_name = [r[2] for r in rows if r[0]]
-        by_client = [r[2] for r in rows if r[1]]
-        waits = []
-        if len(by_name) >= self.limits.per_account:
-            waits.append(by_name[-self.limits.per_account] + self.limits.window - self.clock())
-        if len(by_client) >= self.limits.per_client:
-            waits.append(by_client[-self.limits.per_client] + self.limits.window - self.clock())
-        return max(1, int(max(waits)) + 1) if waits else None
+    def backoff(self, name: str) -> Backoff:
+        """Where ``name`` stands in its backoff now (module docstring)."""
+        failures, latest = login_failures(self.db, name, self.clock())
+        return Backoff(failures, latest, delay_after(failures, self.limits))
 
     def sign_in(self, name: str, password: str, client: str) -> tuple[str, Session] | None:
-        """A new session token and session when the password is right and the account enabled."""
+        """A new session token and session when the password is right and the account enabled.
+
+        Every attempt is recorded (a failure counts towards the name's backoff, a success ends it);
+        the caller holds an attempt for :meth:`backoff`'s wait before calling this."""
         account = self.accounts.get(name)
         if account is None:
             burn_time(password)  # an unknown name costs as long as a wrong password
@@ -92,7 +169,7 @@ class Sessions:
         else:
             ok = verify_password(account.password_hash, password) and account.enabled
         now = self.clock()
-        self.db.execute("DELETE FROM web_login_attempts WHERE at < ?", (now - 86400.0,))
+        self.db.execute("DELETE FROM web_login_attempts WHERE at < ?", (now - FAILURES_KEPT,))
         self.db.execute("INSERT INTO web_login_attempts (at, name, client, ok) VALUES (?,?,?,?)",
                         (now, name[:64], client[:64], int(ok)))
         if not ok or account is None:

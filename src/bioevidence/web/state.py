@@ -1,18 +1,22 @@
 """What the server holds while it runs: settings, one queue connection per thread, the listing,
-the validators (one per profile, shared, each behind a lock) and the session store."""
+the validators (one per profile, shared, each behind a lock), the session store and the sign-in
+attempts in flight."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..loop.accounts import index_login_attempts
 from ..loop.listing import QueueListing
 from ..loop.queue import Entry, ReviewQueue
-from .sessions import Limits, Sessions
+from .redact import add_roots
+from .sessions import InFlight, Limits, Sessions
 
 __all__ = ["Settings", "WebState"]
 
@@ -56,12 +60,17 @@ class WebState:
         self._local = threading.local()
         self.listing = QueueListing()
         self.ask = ask
+        self.in_flight = InFlight(settings.limits.in_flight)
+        #: How a held sign-in waits (tests replace it to see the waits without spending them).
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        add_roots([settings.queue.parent, settings.queue.resolve().parent])
         if not settings.queue.exists():
             raise ConfigurationError(f"no review queue at {settings.queue}; create one with `bioevidence review add "
                                      "RECORDS --queue FILE` and an account with `bioevidence users add`")
         with ReviewQueue(settings.queue) as queue:  # verifies the whole ledger once: a tampered file never serves
             self.listing.refresh(queue.db)
             self.accounts_at_start = len(queue.accounts.list())
+            index_login_attempts(queue.db)
 
     def queue(self) -> ReviewQueue:
         """This thread's connection (the ledger was verified at start; writes chain as usual)."""
