@@ -63,7 +63,7 @@ def test_accepting_adds_a_human_adjudication_and_revalidates(tmp_path: Path) -> 
         assert adj["applies_to_uses"] == ["knowledge_base", "training_data"] and adj["decision"] == "accept"
         entry = queue.get(entry_id)
         assert entry.state == "accept" and entry.overall_status == "admitted"
-        assert entry.decisions[0]["decided_at"] == "2026-11-02T10:00:06Z"  # after 4 migrations, 1 add
+        assert entry.decisions[0]["decided_at"] == "2026-11-02T10:00:07Z"  # after 5 migrations, 1 add
         assert queue.list() == [] and [e.id for e in queue.list("accept")] == [entry_id]
         assert "orcid:0000-0002-1825-0097: accept" in render_entry(entry)
 
@@ -113,7 +113,7 @@ def test_a_version_1_queue_is_migrated_and_keeps_its_entries(tmp_path: Path) -> 
     db.commit()
     db.close()
     with ReviewQueue(path) as queue:
-        assert queue.version == SCHEMA_VERSION == 4
+        assert queue.version == SCHEMA_VERSION == 5
         entry = queue.get(1)
         assert entry.profile is None and entry.record_id == "t:record"
         decided = queue.decide(1, "accept", reviewer="orcid:1", name="N", rationale="ok",
@@ -121,7 +121,8 @@ def test_a_version_1_queue_is_migrated_and_keeps_its_entries(tmp_path: Path) -> 
         assert decided.report.admitted
     db = sqlite3.connect(path)
     try:
-        assert db.execute("SELECT version FROM schema_version ORDER BY version").fetchall() == [(1,), (2,), (3,), (4,)]
+        versions = db.execute("SELECT version FROM schema_version ORDER BY version").fetchall()
+        assert versions == [(1,), (2,), (3,), (4,), (5,)]
         with pytest.raises(sqlite3.IntegrityError):
             db.execute("DELETE FROM decisions")
     finally:

@@ -48,7 +48,7 @@ def test_a_version_3_queue_migrates_to_4_and_keeps_its_chain(tmp_path: Path) -> 
     db.close()
     validator = _queue(path)  # opens (migrating 3 -> 4) and adds an entry
     with ReviewQueue(path) as queue:
-        assert queue.version == SCHEMA_VERSION == 4 and queue.verify().intact
+        assert queue.version == SCHEMA_VERSION == 5 and queue.verify().intact
         queue.decide(1, "accept", reviewer="orcid:1", rationale="ok", validator=validator, request_id="r-1")
         tables = {r[0] for r in queue.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert {"account_events", "decision_requests", "web_sessions", "web_login_attempts"} <= tables

@@ -183,7 +183,7 @@ def test_a_version_2_queue_is_chained_on_migration(tmp_path: Path) -> None:
                 report.profile_sha256, report.schema_sha256, report.overall_status, "policy", "2026-01-01T00:00:00Z"))
     db.close()
     with ReviewQueue(path) as queue:
-        assert queue.version == 4 and queue.verify().rows == 1
+        assert queue.version == 5 and queue.verify().rows == 1
 
 
 def test_a_queue_verified_while_others_write_is_never_seen_as_tampered(tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigurationError, InputError
+from . import account_ledger
 from .ledger import append_only
 
 __all__ = ["COMMON_PASSWORDS", "MIGRATION", "ROLES", "TRIGGERS", "Account", "Accounts", "check_password",
@@ -299,6 +300,8 @@ class Accounts:
         cursor = self.db.cursor()
         cursor.row_factory = sqlite3.Row
         rows = cursor.execute("SELECT * FROM account_events WHERE name = ? ORDER BY id", (name,)).fetchall()
+        if not account_ledger.trusted(self.db, rows):
+            return None  # an event not chained as written (an INSERT outside bioevidence): no such account
         return _fold(rows)
 
     def list(self) -> list[Account]:
@@ -311,9 +314,10 @@ class Accounts:
         self.db.execute("BEGIN IMMEDIATE")
         try:
             must(self.get(name))
-            self.db.execute("INSERT INTO account_events (name, event, role, reviewer_id, full_name, password_hash, at)"
-                            " VALUES (?,?,?,?,?,?,?)", (name, event, role, reviewer_id, full_name, password_hash,
-                                                       self.clock()))
+            cursor = self.db.execute("INSERT INTO account_events (name, event, role, reviewer_id, full_name, "
+                                     "password_hash, at) VALUES (?,?,?,?,?,?,?)",
+                                     (name, event, role, reviewer_id, full_name, password_hash, self.clock()))
+            account_ledger.append(self.db, int(cursor.lastrowid or 0))
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")

@@ -44,8 +44,8 @@ from typing import Any
 from ..errors import BusyError, ConfigurationError, InputError, escape_text
 from ..gate.report import Report
 from ..io import canonical_json
+from . import account_ledger, ledger
 from . import accounts as _accounts
-from . import ledger
 
 __all__ = ["SCHEMA_VERSION", "Decided", "Entry", "ReviewQueue", "render_entry"]
 
@@ -106,9 +106,11 @@ MIGRATIONS: tuple[str, ...] = (
     ledger.MIGRATION,
     # version 4
     _accounts.MIGRATION,
+    # version 5: account events chained too (loop/account_ledger.py)
+    account_ledger.MIGRATION,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-AFTER_MIGRATION = {3: ledger.backfill}  # version -> Python step run in the same transaction
+AFTER_MIGRATION = {3: ledger.backfill, 5: account_ledger.backfill}  # version -> Python step, same transaction
 DECIDE_RETRIES = 20
 REQUEST_ID_CHARS = 200
 
@@ -407,9 +409,11 @@ class ReviewQueue:
         with ledger.snapshot(self.db):
             state = ledger.verify(self.db, expect_head=expect_head)
             names = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+            accounts = account_ledger.verify(self.db)
         missing = [f"the append-only trigger {t} is missing (dropped outside bioevidence)"
                    for t in _accounts.TRIGGERS if t not in names]
-        return ledger.LedgerState(state.head, state.rows, [*state.problems, *missing]) if missing else state
+        extra = [*missing, *accounts]
+        return ledger.LedgerState(state.head, state.rows, [*state.problems, *extra]) if extra else state
 
     def get(self, entry_id: int) -> Entry:
         row = self.db.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()

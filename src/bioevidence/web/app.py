@@ -224,6 +224,8 @@ def create_app(settings: Settings, validator_for: Any, *, ask: Any = None) -> Gu
     async def http_error(request: Request, exc: HTTPException) -> Response:
         known = {404: ("Not here", "there is no such page"), 405: ("Refused", "this page does not take that method")}
         title, message = known.get(exc.status_code, ("Refused", "the server cannot answer this request"))
+        if exc.status_code == 503 and isinstance(exc.detail, str):  # the queue was altered (web/state.py)
+            title, message = "Queue altered", exc.detail
         response = await run_in_threadpool(error_page, request, exc.status_code, title, message)
         for name, value in (exc.headers or {}).items():
             response.headers.setdefault(name, value)
