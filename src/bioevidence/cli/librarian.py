@@ -292,6 +292,7 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
         for qid, text in batch:
             try:
                 found = lib.ask(text, top_k=top_k, papers=papers, include_retracted=include_retracted)
+                _every_search_failed(found, batch=questions is not None)
                 if stance == "llm":
                     from ..librarian.stance import LLMStance
 
@@ -329,6 +330,22 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
         atomic_write_text(output, text_out)
     else:
         click.echo(text_out, nl=False)
+
+
+def _every_search_failed(found: Any, *, batch: bool) -> None:
+    """One clear error (exit 3) when no subquery of a question got an answer from the service (every
+    answer malformed or refused): an empty result would read as "nothing in the literature".
+    In a ``--questions`` batch the question's line carries the error instead, and the rest go on."""
+    from ..errors import RetrievalError
+
+    errors = found.debug.get("errors") or []
+    if errors and not found.debug.get("subqueries"):
+        first = errors[0] if isinstance(errors[0], str) else json.dumps(errors[0])
+        if batch:
+            found.debug["failed"] = f"no search answered ({len(errors)} failed): {first}"
+            return
+        raise RetrievalError(f"no search of the question got a usable answer ({len(errors)} failed; the first: "
+                             f"{first})")
 
 
 def _store_for(found: Any, store_dir: Path | None) -> Path:
