@@ -231,4 +231,7 @@ def ground(
     for ident in report["not_found"]:
         click.echo(escape_text(f"not found {ident}"), err=True)
     if report["failed"]:
-        sys.exit(1)
+        # nothing else succeeded (no work pinned, known, found without full text or kept): the run's
+        # answer is an error, exit 3, as for every command; else exit 1 names the publications that failed
+        others = any(report[k] for k in ("pinned", "known", "no_fulltext", "not_found", "kept"))
+        sys.exit(1 if others else 3)
