@@ -122,6 +122,16 @@ def app(tmp_path: Path) -> Iterator[App]:
         made.close()
 
 
+def _signed_in(queue: Path) -> Iterator[App]:
+    """The app over ``queue`` with the owner signed in, closed after (a fixture's body)."""
+    made = _app(queue)
+    assert made.login("owner", PASSWORD).status_code == 303
+    try:
+        yield made
+    finally:
+        made.close()
+
+
 def _needs_person(uses: list[str]) -> dict[str, Any]:
     out = record("general", ["knowledge_base", "training_data"])
     out["requested_uses"] = uses
@@ -341,12 +351,7 @@ def hostile(tmp_path: Path) -> Iterator[App]:
     with ReviewQueue(queue) as q:
         for reviewer in DANGEROUS.values():
             q.decide(1, "accept", reviewer=reviewer, name="x", rationale="read the passage", validator=validator)
-    made = _app(queue)
-    assert made.login("owner", PASSWORD).status_code == 303
-    try:
-        yield made
-    finally:
-        made.close()
+    yield from _signed_in(queue)
 
 
 @pytest.mark.parametrize("export", ["predictions.csv", "decisions.csv"])
@@ -404,13 +409,7 @@ def _assert_no_server_path(app: App, text: str) -> None:
 
 @pytest.fixture()
 def signed(tmp_path: Path) -> Iterator[App]:
-    queue = _queue(tmp_path, records=[_needs_person(["knowledge_base", "training_data"])])
-    made = _app(queue)
-    assert made.login("owner", PASSWORD).status_code == 303
-    try:
-        yield made
-    finally:
-        made.close()
+    yield from _signed_in(_queue(tmp_path, records=[_needs_person(["knowledge_base", "training_data"])]))
 
 
 @pytest.mark.parametrize("entry", BAD_IDS)

@@ -153,6 +153,12 @@ def catalogue_path(path: Path | str) -> Path:
     return path / CATALOGUE_NAME
 
 
+def _stamp(path: Path) -> tuple[int, int, int]:
+    """What changes when anyone rewrites the file (atomic writes replace the inode)."""
+    info = path.stat()
+    return info.st_ino, info.st_mtime_ns, info.st_size
+
+
 class Catalogue:
     """The works of one snapshot folder, looked up by any of their identifiers."""
 
@@ -160,6 +166,7 @@ class Catalogue:
         self.version = version
         self._works: dict[str, Work] = {}
         self._alias: dict[PublicationId, str] = {}
+        self._seen: dict[Path, tuple[int, int, int]] = {}  # file -> its stamp when this catalogue read or wrote it
         for work in (works or {}).values():
             self.add(work)
 
@@ -170,7 +177,10 @@ class Catalogue:
         path = catalogue_path(path)
         if not path.exists():
             return cls()
-        return cls.from_bytes(read_limited(path), file=str(path))
+        stamp = _stamp(path)
+        catalogue = cls.from_bytes(read_limited(path), file=str(path))
+        catalogue._seen[path] = stamp
+        return catalogue
 
     @classmethod
     def from_bytes(cls, data: bytes, *, file: str | None = None) -> Catalogue:
@@ -198,17 +208,20 @@ class Catalogue:
         missing, means ``<folder>/literature.json``).
 
         Two processes pinning into one folder both keep their works: under the folder's lock, the
-        works the file holds that this catalogue lacks (another writer's, since this one was loaded)
-        are added first, then the union is written. A work is never dropped by a save."""
+        works the file holds that this catalogue lacks (another writer's, since this one last read or
+        wrote it: the file's inode, time and size tell) are added first, then the union is written. A
+        work is never dropped by a save, and a save with no other writer does not re-read the file
+        (``kb build`` saves once per entry)."""
         from ..io import folder_lock
 
         path = catalogue_path(path)
         with folder_lock(path.parent, f".{path.name}.lock"):
-            if path.is_file():
+            if path.is_file() and _stamp(path) != self._seen.get(path):  # another writer's since we looked
                 for work in Catalogue.load(path):
                     if work.key not in self._works:
                         self.add(work)
             atomic_write_text(path, self.dumps())
+            self._seen[path] = _stamp(path)
         return path
 
     # -- access -----------------------------------------------------------------------------
