@@ -26,7 +26,7 @@ def europepmc_query(text: str, years: tuple[int | None, int | None] = (None, Non
     words = keywords(text)
     if not words:
         raise ConfigurationError("no usable keywords; give a few words of the topic")
-    query = " ".join(words)
+    query = " ".join(f'"{w}"' if "-" in w else w for w in words)  # a hyphenated name is one phrase
     lo, hi = years
     if lo is not None or hi is not None:
         query = f"({query}) AND PUB_YEAR:[{lo or 1800} TO {hi or 2100}]"

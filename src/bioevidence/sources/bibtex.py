@@ -15,6 +15,7 @@ parse is reported in ``Bibliography.failed`` (line and reason), never silently d
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -222,6 +223,19 @@ def to_bibtex(entries: Iterable[BibEntry]) -> str:
     return "\n".join(blocks)
 
 
+# Letters NFKD does not take apart into an ASCII letter and a mark.
+_TRANSLITERATE = str.maketrans({"ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o",
+                                "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th",
+                                "Þ": "Th", "ı": "i", "ħ": "h", "Ħ": "H"})
+
+
+def ascii_letters(text: str) -> str:
+    """``text`` with accented Latin letters written in ASCII (Müller -> Muller, Ørsted -> Orsted,
+    Groß -> Gross); other characters are left as they are."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_TRANSLITERATE))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def cite_key(authors: Sequence[str], year: int | None, fallback: str) -> str:
     """``Surname2020`` from the first author, else ``fallback`` made key-safe."""
     if authors:
@@ -233,7 +247,7 @@ def cite_key(authors: Sequence[str], year: int | None, fallback: str) -> str:
             surname = tokens[0]
         else:
             surname = tokens[-1] if tokens else ""
-        surname = re.sub(r"[^A-Za-z]", "", surname)
+        surname = re.sub(r"[^A-Za-z]", "", ascii_letters(surname))
         if surname:
             return f"{surname}{year or ''}"
     return re.sub(r"[^A-Za-z0-9]", "_", fallback)

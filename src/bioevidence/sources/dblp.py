@@ -54,10 +54,36 @@ class DblpWork:
     authors: tuple[str, ...] = ()
 
 
+# A word: letters and digits of any script (NF-κB, TNF-α, Müller), hyphenated parts kept together;
+# what search_query accepts (lower-cased).
+KEYWORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+
+
+def _kept(part: str, original: str) -> bool:
+    """A part worth matching on: not a stop word, and three characters or more unless it is an acronym
+    (``NK``), holds a digit (``p53``) or a letter outside ASCII (``κB``, ``α``)."""
+    if part in STOP:
+        return False
+    return len(part) > 2 or (len(original) > 1 and original.isupper()) or any(
+        c.isdigit() or not c.isascii() for c in part)
+
+
 def keywords(query: str, limit: int = 8) -> list[str]:
-    words = [w for w in re.findall(r"[a-z0-9]+", query.lower()) if len(w) > 2 and w not in STOP]
+    """The query's words to match titles on, lower-cased, in order, unique.
+
+    A hyphenated word is split into its parts when every part is an ordinary word of three letters or
+    more (``pre-trained`` -> ``pre``, ``trained``) and kept whole otherwise (``NF-κB``, ``TNF-α``,
+    ``COVID-19``), so the short parts of a name are never dropped. Letters of any script count."""
+    words: list[str] = []
+    for found in KEYWORD.finditer(query):
+        original = found.group()
+        parts = original.split("-")
+        if len(parts) > 1 and not all(len(p) > 2 and p.isascii() and p.isalpha() for p in parts):
+            words.append(original.lower())
+            continue
+        words += [p.lower() for p in parts if _kept(p.lower(), p)]
     unique = list(dict.fromkeys(words))[:limit]
-    return unique or list(dict.fromkeys(re.findall(r"[a-z0-9]+", query.lower())))[:3]
+    return unique or list(dict.fromkeys(w.lower() for w in KEYWORD.findall(query)))[:3]
 
 
 def _literal(text: str) -> str:
@@ -65,8 +91,9 @@ def _literal(text: str) -> str:
 
 
 def search_query(words: list[str], *, limit: int, years: tuple[int | None, int | None] = (None, None)) -> str:
-    """The scoring query (see module docstring); ``words`` are already safe ``[a-z0-9]+`` tokens."""
-    if not words or not all(re.fullmatch(r"[a-z0-9]+", w) for w in words):
+    """The scoring query (see module docstring); ``words`` come from :func:`keywords` (letters and
+    digits of any script, joined by hyphens: nothing a regular expression or a literal reads specially)."""
+    if not words or not all(KEYWORD.fullmatch(w) and w == w.lower() for w in words):
         raise InputError("keywords must be lower-case letters and digits; pass the text through keywords()")
     hits = " + ".join(f'IF(REGEX(?lt, {_literal(f"(^|[^a-z0-9]){w}([^a-z0-9]|$)")}), 1, 0)' for w in words)
     lo, hi = years
