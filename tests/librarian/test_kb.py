@@ -148,10 +148,39 @@ def test_merge_list_and_stats(civic_kb: tuple[Path, dict[str, Any], list[str]], 
     listed = runner.invoke(cli, ["kb", "list", "--kb", str(tmp_path / "merged")])
     assert listed.exit_code == 0 and len(listed.stdout.splitlines()) == N_PAPERS + 1
     assert all(line.startswith("fulltext  snapshot") for line in listed.stdout.splitlines())
-    stats = json.loads(runner.invoke(cli, ["kb", "stats", "--kb", str(tmp_path / "merged")]).stdout)
+    stats = json.loads(runner.invoke(cli, ["kb", "stats", "--kb", str(tmp_path / "merged"), "--json"]).stdout)
     assert stats["tiers"]["fulltext"] == N_PAPERS + 1 and stats["chunks"] == civic_kb[1]["chunks"]
     bad = runner.invoke(cli, ["kb", "stats", "--kb", str(tmp_path)])
     assert bad.exit_code == 3 and "kb build" in bad.stderr
+
+
+def test_doi_and_pmcid_entries_find_works_pinned_by_pmid_without_the_network(shared_data: Path,
+                                                                             tmp_path: Path) -> None:
+    """The CIViC snapshot folder (written by 0.8.0) keys works by PMID only; entries giving only a DOI or
+    a PMCID still resolve there (the identifiers the pinned esummary bytes name), at the full-text
+    tier, with no request to the loopback Europe PMC / E-utilities."""
+    snaps = shared_data / "civic_corpus" / "snapshots"
+    assert all(w.key.startswith("pmid:") and len(w.ids) == 1 for w in Catalogue.load(snaps))
+    entries = snapshot_entries(snaps, full_text_only=True)[:3]
+    wanted = [next(i for i in e.ids if i.scheme == scheme) for e, scheme in zip(entries, ("doi", "doi", "pmcid"),
+                                                                               strict=True)]
+    ids = tmp_path / "ids.txt"
+    ids.write_text("".join(f"{i.key}\n" for i in wanted))
+    with LoopbackServer() as server:
+        env = {"BIOEVIDENCE_EUROPEPMC_URL": server.url, "BIOEVIDENCE_EUTILS_URL": server.url}
+        result = CliRunner().invoke(cli, ["kb", "build", str(ids), "--kb", str(tmp_path / "kb"), "--quiet",
+                                          "--snapshot-dir", str(snaps)], env=env)
+        requests = [p for p, _ in server.log]
+    assert result.exit_code == 0, result.output
+    assert requests == []
+    records = list(KnowledgeBase(tmp_path / "kb"))
+    assert [r.tier for r in records] == ["fulltext"] * 3 and all(r.via == "snapshot" for r in records)
+    assert [r.work for r in records] == [e.ids[0].key if e.ids[0].scheme == "pmid" else
+                                         next(i.key for i in e.ids if i.scheme == "pmid") for e in entries]
+    kb_catalogue = Catalogue.load(tmp_path / "kb" / "snapshots")
+    assert all(kb_catalogue.get(i) is not None for i in wanted)  # the KB's catalogue keeps the learned ids
+    text = CliRunner().invoke(cli, ["kb", "stats", "--kb", str(tmp_path / "kb")])
+    assert text.exit_code == 0 and "fulltext 3" in text.stdout and not text.stdout.startswith("{")
 
 
 # -- the ladder over a loopback Europe PMC --------------------------------------------------------

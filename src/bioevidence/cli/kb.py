@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigurationError, escape_text, llm_json
+from ..errors import ConfigurationError, escape_text, llm_json, plural
 from .cluster import scheduler_option
 from .model import model_options, open_llm
 
@@ -200,16 +200,27 @@ def list_(kb_dir: Path, as_json: bool) -> None:
 
 @kb.command("stats")
 @click.option("--kb", "kb_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
-def stats(kb_dir: Path) -> None:
-    """Counts by tier and route, documents, chunks, size on disk (one JSON object).
+@click.option("--json", "as_json", is_flag=True, help="One JSON object (for scripts).")
+def stats(kb_dir: Path, as_json: bool) -> None:
+    """Counts by tier and route, documents, chunks, size on disk.
 
     \b
     Examples:
       bioevidence kb stats --kb mykb/
+      bioevidence kb stats --kb mykb/ --json
     """
     from ..librarian.kb.build import kb_stats
 
-    click.echo(json.dumps(kb_stats(kb_dir)))
+    data = kb_stats(kb_dir)
+    if as_json:
+        click.echo(json.dumps(data))
+        return
+    tiers = " ".join(f"{tier} {n}" for tier, n in data["tiers"].items())
+    via = " ".join(f"{route} {n}" for route, n in data["via"].items()) or "none"
+    click.echo(escape_text(f"{data['kb']}: {plural(data['entries'], 'entry', 'entries')}; tiers: {tiers}; "
+                           f"via: {via}"))
+    click.echo(escape_text(f"documents {data['docs']}, chunks {data['chunks']}, model {data['model']}, "
+                           f"{data['bytes_on_disk']:,} bytes on disk, updated {data['updated_at']}"))
 
 
 @kb.command("ask")

@@ -24,12 +24,15 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..io import atomic_write_text, parse_json, read_limited
 from .identifiers import PublicationId, parse_identifier
 from .store import SHA256_RE
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .store import SnapshotStore
 
 CATALOGUE_NAME = "literature.json"
 CATALOGUE_VERSION = 1
@@ -236,6 +239,37 @@ class Catalogue:
         for ident in work.ids:
             self._alias.setdefault(ident, work.key)
         self._alias[work.id] = work.key
+
+    def learn_ids(self, store: SnapshotStore) -> int:
+        """Let every work be found by the identifiers its own pinned metadata names.
+
+        A catalogue written by bioai-evidence-validator 0.8.0 keys each work by its PMID alone; the
+        DOI and PMCID are only in the pinned resolver bytes. Each work's metadata is re-read (its hash
+        checked) and the identifiers it names that no other work holds become the work's ``ids``, so
+        ``get("doi:…")`` finds a work pinned by PMID. A work whose bytes are missing or unreadable is
+        left as it is. Returns how many identifiers were added."""
+        from dataclasses import replace
+
+        from ..errors import BioevidenceError
+        from .metadata import parse_metadata
+
+        added = 0
+        for key in sorted(self._works):
+            work = self._works[key]
+            if not work.metadata_sha256:
+                continue
+            try:
+                meta = parse_metadata(store.read(work.metadata_sha256), want=work.key)
+            except (BioevidenceError, OSError, ValueError):
+                continue
+            if not meta.found or work.id not in meta.ids:
+                continue  # bytes about another work are never a reason to file this one under its ids
+            new = [i for i in meta.ids if i not in work.ids and self._alias.get(i, key) == key]
+            if new:
+                ids = [*(i.key for i in work.ids[1:]), *(i.key for i in new)]
+                self.add(replace(work, extra={**work.extra, "ids": ids}))
+                added += len(new)
+        return added
 
     def get(self, ident: object) -> Work | None:
         """The work known by ``ident`` (any spelling of any of its identifiers), or ``None``."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -61,6 +61,7 @@ class Acquirer:
     network: Callable[[], Any] | None = None
     resolver: str = "europepmc"
     clock: Callable[[], str] | None = None
+    _learned: bool = field(default=False, init=False, repr=False)
 
     def acquire(self, entry: BibEntry, source: str = "") -> EntryRecord:
         attempts: list[Attempt] = []
@@ -172,8 +173,7 @@ class Acquirer:
             attempts.append(Attempt("metadata", "resolver", False, f"no PMID, PMCID or DOI in the entry: {why}"))
             return None
         if self.pinned is not None:
-            store, catalogue = self.pinned
-            work = next((w for w in (catalogue.get(i) for i in entry.ids) if w is not None), None)
+            store, work = self._pinned_work(entry)
             if work is not None:
                 for sha in (work.metadata_sha256, work.abstract_sha256):
                     if sha:
@@ -191,6 +191,19 @@ class Acquirer:
             return None
         attempts.append(Attempt("metadata", self.resolver, True, result.work.key))
         return cast(Work, result.work)
+
+    def _pinned_work(self, entry: BibEntry) -> tuple[SnapshotStore, Work | None]:
+        """The entry's work in ``--snapshot-dir`` by any of its identifiers. On the first miss the pinned
+        catalogue learns the identifiers its works' own metadata name (a 0.8.0 catalogue is keyed by PMID
+        only), so a DOI-only entry finds a work pinned by PMID instead of going to the network."""
+        assert self.pinned is not None
+        store, catalogue = self.pinned
+        work = next((w for w in (catalogue.get(i) for i in entry.ids) if w is not None), None)
+        if work is None and entry.ids and not self._learned:
+            self._learned = True
+            if catalogue.learn_ids(store):
+                work = next((w for w in (catalogue.get(i) for i in entry.ids) if w is not None), None)
+        return store, work
 
     def _copy(self, store: SnapshotStore, sha: str) -> None:
         """Pinned bytes of another store copied into the KB's, byte for byte (re-hashed on both sides)."""
@@ -248,8 +261,7 @@ class Acquirer:
     def _snapshot(self, entry: BibEntry, attempts: list[Attempt]) -> dict[str, Any] | None:
         if self.pinned is None:
             return None
-        store, catalogue = self.pinned
-        work = next((w for w in (catalogue.get(i) for i in entry.ids) if w is not None), None)
+        store, work = self._pinned_work(entry)
         if work is None:
             attempts.append(Attempt("fulltext", "snapshot", False, "not pinned in --snapshot-dir"
                                     if entry.ids else "no identifier to look up in --snapshot-dir"))
