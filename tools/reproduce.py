@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cases.common import REPO, CaseResult, CaseUnavailable, peer_sdist  # noqa: E402
+from cases.common import REPO, CaseResult, CaseUnavailable, peer_sdist
 
 STEPS = {
     "clinvar-germline": "cases.clinvar_germline",

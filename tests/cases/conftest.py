@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
-from cases.common import CaseUnavailable, peer_sdist  # noqa: E402
+from cases.common import CaseUnavailable, peer_sdist
 
 
 @pytest.fixture(scope="session")
