@@ -4,7 +4,8 @@ Papers: every full text in ``../shared/data`` — the CIViC snapshots (pinned wi
 and ``jats/`` (pinned here as local files, each its own metadata). Quotes are read from the JATS
 bytes with plain lxml, by this script's own rules (never with bioevidence's parser), from every
 part a reader can read: title, abstract, body paragraphs, section titles, boxed text, list items,
-figure and table captions, table cells, table footnotes, footnotes and author notes, back matter,
+figure and table captions, table cells, table footnotes, footnotes and author notes, back matter
+(with notes beside the front matter's article-meta and glossary definitions),
 supplementary-material captions, and the titles of cited works in the reference list. Each true
 quote is also written as a reader or a pipeline might copy it: citation markers left out,
 ``<xref>`` stripped by a pipeline (``AA,, has``), PDF hyphenation at any split point, Greek
@@ -82,7 +83,8 @@ PART_XPATHS = {
     "back matter": ["//*[local-name()='back']/*[local-name()='ack']//*[local-name()='p']",
                     "//*[local-name()='back']/*[local-name()='sec']//*[local-name()='p']",
                     "//*[local-name()='funding-statement']", "//*[local-name()='back']/*[local-name()='notes']"
-                    "//*[local-name()='p']"],
+                    "//*[local-name()='p']", "//*[local-name()='front']/*[local-name()='notes']//*[local-name()='p']",
+                    "//*[local-name()='def-item']/*[local-name()='def']/*[local-name()='p']"],
     "supplementary caption": ["//*[local-name()='supplementary-material']/*[local-name()='caption']"
                               "/*[local-name()='p']",
                               "//*[local-name()='supplementary-material']/*[local-name()='caption']"

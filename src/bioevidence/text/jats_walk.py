@@ -88,6 +88,8 @@ class Walker:
         meta = next((c for c in front if local(c) == "article-meta"), None) if front is not None else None
         if meta is not None:
             self.front(meta, "title")
+        if front is not None:  # notes beside article-meta (Wiley: conflicts, funding) read as back matter
+            self.back([c for c in front if local(c) == "notes"])
         for part in article:
             tag = local(part)
             if tag == "body":
@@ -302,7 +304,13 @@ class Walker:
                     stag = local(sub)
                     if stag in ("list", "def-list"):
                         continue
-                    if stag in ("p", "term", "def", "label"):
+                    if stag == "def" and any(local(c) == "p" for c in sub):  # <def><p>expansion</p></def>
+                        for para in sub:
+                            builder.separate()
+                            builder.walk(para) if local(para) == "p" else builder.child(para, blocks=False)
+                            builder.add(para.tail)
+                        builder.add(sub.tail)
+                    elif stag in ("p", "term", "def", "label"):
                         builder.separate()
                         builder.walk(sub)
                         builder.add(sub.tail)

@@ -155,11 +155,14 @@ class LiteratureGrounder:
 
     def _article(self, sha: str, *, text: bool = False) -> tuple[Article, list[Any]]:
         """The pinned full text as an article: JATS, or plain UTF-8 text when the work says so."""
+        from ...text.fingerprint import reader_fingerprint
+
+        keyed = _keyed(sha, reader_fingerprint())  # a reader fix never reads an older reader's parse
         if text:
-            raw = cached("text", sha, FORMAT_VERSION, lambda: article_to_plain(plain_article(
+            raw = cached("text", keyed, FORMAT_VERSION, lambda: article_to_plain(plain_article(
                 _utf8(self.store.read(sha), sha))), self.cache_root)
         else:
-            raw = cached("jats", sha, FORMAT_VERSION,
+            raw = cached("jats", keyed, FORMAT_VERSION,
                          lambda: article_to_plain(parse_jats(self.store.read(sha), source=sha)), self.cache_root)
         return article_from_plain(raw)
 
