@@ -122,12 +122,12 @@ class Validator:
                                             "$", uses))
                     continue
                 verified |= result.verified
-                grounded.extend(result.findings)
+                grounded.extend(_as_catalogued(result.findings, uses, grounder.name))
                 located.extend(result.quotes)
             context = CheckContext(profile, frozenset(verified), tuple(located))
             for check in self.checks:
                 try:
-                    grounded.extend(check.check(record, context).findings)
+                    grounded.extend(_as_catalogued(check.check(record, context).findings, uses, check.name))
                 except Exception as exc:  # fail closed, as for a grounder
                     grounded.append(Finding("GROUNDER_FAILURE", "error",
                                             f"check {check.name} failed: {type(exc).__name__}: {exc}", "$", uses))
@@ -191,3 +191,28 @@ def validate(record: Any, *, profile: str | Path | Profile | None = None,
 
         record = load_record(record)
     return Validator(profile, grounders=grounders, grounding=grounding).validate(record)
+
+
+def _as_catalogued(findings: list[Finding], uses: list[str], name: str) -> list[Finding]:
+    """A grounder's or check's findings with the catalogue's severity and blocking: a rule of scope
+    ``all`` that blocks (error, review) blocks every requested use, one of scope ``use`` at least one,
+    whatever the grounder wrote (a custom grounder that says ``BEV017 info`` or blocks no use must not
+    admit). A code outside the catalogue is a GROUNDER_FAILURE (fail closed)."""
+    from .rules import RULES
+
+    out: list[Finding] = []
+    for f in findings:
+        entry = RULES.get(f.rule_id)
+        if entry is None or entry.emitted_by in ("schema", "integrity"):
+            out.append(Finding("GROUNDER_FAILURE", "error", f"{name} returned rule {f.rule_id!r}, which is not a "
+                               "grounder rule of the catalogue (bioevidence.gate.rules)", "$", uses))
+            continue
+        blocking = [u for u in f.blocking_uses if u in uses]
+        if entry.severity not in ("error", "review"):
+            blocking = []
+        elif entry.scope == "all" or not blocking:
+            blocking = list(uses)
+        if entry.severity != f.severity or blocking != f.blocking_uses:
+            f = Finding(f.rule_id, entry.severity, f.message, f.field_path, blocking, f.fix)
+        out.append(f)
+    return out
