@@ -25,7 +25,7 @@ import os
 import re
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -84,8 +84,16 @@ def _iter_plain(handle: IO[bytes], limit: int, *, name: str) -> Iterator[bytes]:
 class SnapshotStore:
     """A folder of content-addressed files (see module docstring)."""
 
-    def __init__(self, root: Path | str, *, max_inflated: int | None = None) -> None:
+    def __init__(self, root: Path | str, *, max_inflated: int | None = None,
+                 files: Mapping[str, Path | str] | None = None) -> None:
+        """``root``: the folder of hash-named files (where :meth:`put` writes). ``files``: pinned files
+        kept where they lie, by the SHA-256 of their (uncompressed) bytes, e.g. a data release shipped
+        as ``sample.jsonl.gz``; read and re-hashed exactly like the folder's own."""
         self.root = Path(root)
+        self._files: dict[str, Path] = {}
+        for sha, path in (files or {}).items():
+            check_sha256(sha)
+            self._files[sha] = Path(path)
         self.max_inflated = size_limit("max_inflated", max_inflated)
         self._refused: dict[str, LimitError] = {}  # files over the cap: refused again without inflating
         self._checked: set[str] = set()
@@ -109,9 +117,11 @@ class SnapshotStore:
                     if match and entry.is_file():
                         listing.setdefault(match.group("sha"), []).append(Path(entry.path))
         except OSError:
-            return {}
+            listing = {}
         for paths in listing.values():
             paths.sort()
+        for sha, path in self._files.items():
+            listing.setdefault(sha, []).append(path)
         return listing
 
     def _candidates(self, sha: str) -> Iterator[Path]:
@@ -147,13 +157,16 @@ class SnapshotStore:
         return self.root / name
 
     def entries(self) -> Iterator[tuple[str, Path]]:
-        """Every ``(sha256, path)`` whose file name is a store name, sorted by name."""
-        if not self.root.is_dir():
-            return
-        for entry in sorted(self.root.iterdir()):
-            match = _NAME_RE.match(entry.name)
-            if match and entry.is_file():
-                yield match.group("sha"), entry
+        """Every ``(sha256, path)`` whose file name is a store name, sorted by name, then the ``files``
+        given by hash."""
+        found: list[tuple[str, Path]] = []
+        if self.root.is_dir():
+            for entry in sorted(self.root.iterdir()):
+                match = _NAME_RE.match(entry.name)
+                if match and entry.is_file():
+                    found.append((match.group("sha"), entry))
+        yield from found
+        yield from sorted((sha, path) for sha, path in self._files.items() if path.is_file())
 
     # -- reading ----------------------------------------------------------------------------
     def read(self, sha: str) -> bytes:
