@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
 import os
 import random
@@ -71,11 +72,12 @@ def build(workdir: Path, records: int, reviewers: int) -> Path:
     return queue
 
 
-def start(queue: Path, log: Path) -> tuple[subprocess.Popen[str], str, float]:
+def start(queue: Path, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str, float]:
     t0 = time.perf_counter()
     with open(log, "ab") as err:
         process = subprocess.Popen([sys.executable, "-m", "bioevidence", "serve", "--queue", str(queue), "--port", "0",
-                                    "--snapshot-dir", str(SNAPSHOTS)], stdout=subprocess.PIPE, stderr=err, text=True)
+                                    "--snapshot-dir", str(SNAPSHOTS), *extra], stdout=subprocess.PIPE, stderr=err,
+                                   text=True)
     assert process.stdout is not None
     line = process.stdout.readline()
     match = re.match(r"serving (http://127\.0\.0\.1:\d+)/", line)
@@ -93,12 +95,12 @@ def start(queue: Path, log: Path) -> tuple[subprocess.Popen[str], str, float]:
 
 
 class Reviewer:
-    def __init__(self, n: int, url: str, rng: random.Random) -> None:
+    def __init__(self, n: int, url: str, rng: random.Random, connections: int = 1) -> None:
         import httpx
 
         self.name = f"reviewer{n:02d}"
         self.reviewer_id = f"orcid:bench-{n:02d}"
-        self.http = httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=1))
+        self.http = httpx.AsyncClient(base_url=url, timeout=600, limits=httpx.Limits(max_connections=connections))
         self.cookies: dict[str, str] = {}
         self.rng = rng
         self.latency: dict[str, list[float]] = {"sign-in": [], "queue page": [], "record page": [], "decide": []}
@@ -116,13 +118,17 @@ class Reviewer:
             self.cookies[name] = rest.split(";", 1)[0]
         return response
 
-    async def run(self, decisions: int, resend: float, total: int) -> None:
+    async def sign_in(self) -> bool:
         page = await self._call("sign-in", "GET", "/login")
         token = re.search(r'name="token" value="([^"]+)"', page.text).group(1)  # type: ignore[union-attr]
         signed = await self._call("sign-in", "POST", "/login", {"name": self.name, "password": PASSWORD,
                                                                 "token": token})
         if signed.status_code != 303:
             self.errors.append(f"sign-in {signed.status_code}")
+        return bool(signed.status_code == 303)
+
+    async def run(self, decisions: int, resend: float, total: int) -> None:
+        if not await self.sign_in():
             return
         for _ in range(decisions):
             listing = await self._call("queue page", "GET", f"/queue?state=open&page={self.rng.randint(1, 150)}")
@@ -145,8 +151,14 @@ class Reviewer:
                                            "location": done.headers["location"]})
                 else:
                     self.resent += 1
-                    if done.headers["location"] != self.confirmed[-1]["location"]:
+                    if _decided(done.headers["location"]) != _decided(self.confirmed[-1]["location"]):
                         self.errors.append(f"a re-sent form on entry {entry} answered with another decision")
+
+
+def _decided(location: str) -> str | None:
+    """The decision a decide answer names (``decided=N``; the page it opens is the next entry to decide)."""
+    found = re.search(r"[?&]decided=(\d+)", location)
+    return found.group(1) if found else None
 
 
 async def load(url: str, reviewers: int, decisions: int, resend: float, total: int, seed: int,
@@ -233,6 +245,192 @@ def extra_size() -> tuple[float, list[str]]:
     return size / 1e6, sorted(web)
 
 
+# -- the curator's scenarios (issue 27) --------------------------------------------------------------
+def small_queue(workdir: Path, records: int, *, long_items: int = 0, accounts: int = 2) -> Path:
+    """A queue of ``records`` CIViC records (or one record of ``long_items`` evidence items) and
+    ``accounts`` accounts, reviewer00 (a reviewer), reviewer01 (an admin), reviewer02...; built once per
+    workdir, copied fresh for each run."""
+    name = (f"long-{long_items}" if long_items else f"civic-{records}") + (f"-{accounts}" if accounts != 2 else "")
+    pristine = workdir / f"queue-{name}.sqlite"
+    if not pristine.exists():
+        import civic_queue
+
+        from bioevidence.gate.grounders.config import GrounderOptions, build_grounders
+        from bioevidence.gate.validator import Validator
+        from bioevidence.loop.queue import ReviewQueue
+
+        validator = Validator(None, grounders=build_grounders(GrounderOptions(snapshot_dir=SNAPSHOTS)))
+        partial = pristine.with_suffix(".partial")
+        partial.unlink(missing_ok=True)
+        rows = [civic_queue.long_record(DATA, long_items)] if long_items else civic_queue.records(DATA, records)
+        with ReviewQueue(partial) as q:
+            for record in rows:
+                report = validator.validate(record)
+                q.add(record, report, reason=f"{report.overall_status}: {', '.join(report.reason_codes())}",
+                      profile="literature-claim")
+            for n in range(accounts):
+                q.accounts.add(f"reviewer{n:02d}", role="admin" if n == 1 else "reviewer", password=PASSWORD,
+                               reviewer_id=f"orcid:bench-{n:02d}")
+        for suffix in ("-wal", "-shm"):
+            Path(str(partial) + suffix).unlink(missing_ok=True)
+        partial.rename(pristine)
+    run = workdir / f"run-{name}.sqlite"
+    for suffix in ("", "-wal", "-shm", ".session-secret"):
+        Path(str(run) + suffix).unlink(missing_ok=True)
+    run.write_bytes(pristine.read_bytes())
+    return run
+
+
+def scenario_curator(args: argparse.Namespace) -> None:
+    """A curator in Chromium decides ``--entries`` entries of a queue of ``--records`` CIViC records, by
+    clicking through the queue and with the keyboard only; page loads and time per entry for each."""
+    import curator
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=curator.CHROMIUM, args=curator.FLAGS, headless=True)
+        try:
+            for flow in ("clicks", "keyboard"):
+                queue = small_queue(args.workdir, args.records)
+                process, url, _ = start(queue, args.workdir / "serve.log")
+                try:
+                    context = browser.new_context(base_url=url, viewport={"width": 1280, "height": 900})
+                    tab = context.new_page()
+                    who = curator.Curator(tab)
+                    who.sign_in("reviewer00", PASSWORD)
+                    signing_in = who.run.loads
+                    if flow == "keyboard" and tab.query_selector("#shortcuts") is None:
+                        print("keyboard: this server shows no keyboard shortcuts")
+                        continue
+                    run = getattr(who, flow)(args.entries)
+                    context.close()
+                finally:
+                    process.terminate()
+                    process.wait(timeout=30)
+                    if process.stdout is not None:
+                        process.stdout.close()
+                made = sqlite3.connect(queue).execute("SELECT count(*) FROM decisions").fetchone()[0]
+                per = run.seconds / max(1, len(run.decisions))
+                print(f"{flow:<8}: {len(run.decisions)} entries decided ({made} decisions in the file) in "
+                      f"{run.loads} page loads ({signing_in} of them signing in), {run.seconds:.1f} s, "
+                      f"{per * 1000:.0f} ms per entry; {dict(collections.Counter(d.decision for d in run.decisions))}")
+        finally:
+            browser.close()
+
+
+async def _timed(client: Reviewer, path: str, repeat: int, pause: float = 0.0) -> list[tuple[float, int, int]]:
+    out = []
+    for n in range(repeat):
+        if n and pause:
+            await asyncio.sleep(pause)
+        t0 = time.perf_counter()
+        response = await client._call("record page", "GET", path)
+        out.append((time.perf_counter() - t0, len(response.content), response.status_code))
+    return out
+
+
+def scenario_long(args: argparse.Namespace) -> None:
+    """The page of one record with ``--items`` evidence items: size and time, then every page of its
+    items and each closest passage asked for on demand."""
+    queue = small_queue(args.workdir, 0, long_items=args.items)
+    process, url, _ = start(queue, args.workdir / "serve.log")
+
+    async def go() -> None:
+        who = Reviewer(0, url, random.Random(1))
+        try:
+            await who.sign_in()
+            first = await _timed(who, "/entries/1", 1)
+            warm = await _timed(who, "/entries/1", args.repeat)
+            times = sorted(t for t, _, _ in warm)
+            print(f"entry with {args.items} items: {first[0][1] / 1e3:.0f} kB, first {first[0][0] * 1000:.0f} ms, "
+                  f"then median {times[len(times) // 2] * 1000:.0f} ms over {args.repeat}")
+            page = (await who._call("record page", "GET", "/entries/1")).text
+            pages = re.search(r"Items page 1 of (\d+)", page)
+            if pages:
+                every = [await _timed(who, f"/entries/1?items={n}", 1) for n in range(2, int(pages.group(1)) + 1)]
+                sizes = [r[0][1] for r in every]
+                print(f"its other {len(every)} pages of items: {sum(sizes) / 1e3 / len(sizes):.0f} kB and "
+                      f"{statistics.fmean(r[0][0] for r in every) * 1000:.0f} ms each on average")
+            links = re.findall(r'href="(/entries/1/items/\d+/closest)"', page)
+            if links:
+                done = [await _timed(who, link, 1) for link in links]
+                print(f"closest passage on demand: {len(done)} on the first page, "
+                      f"{statistics.fmean(r[0][0] for r in done) * 1000:.0f} ms each on average")
+        finally:
+            await who.http.aclose()
+
+    try:
+        asyncio.run(go())
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def questions(count: int) -> list[str]:
+    import civic_queue
+
+    rows = civic_queue.evidence_rows(DATA)
+    picked = list(dict.fromkeys(f"Is {r['molecular_profile']} associated with {r['disease']}?" for r in rows
+                                if r.get("disease")))
+    return picked[:count]
+
+
+def scenario_asks(args: argparse.Namespace) -> None:
+    """``--askers`` reviewers (default one) send ``--asks`` questions at once between them while an admin
+    opens the queue page every 0.1 s: the queue page's latency idle and meanwhile, and how the questions
+    were answered (200) or refused (429)."""
+    index = args.workdir / "index"
+    if not index.exists():
+        from bioevidence.librarian.index import build_index
+
+        build_index([SNAPSHOTS], index)
+    queue = small_queue(args.workdir, args.records, accounts=max(2, args.askers + 1))
+    process, url, _ = start(queue, args.workdir / "serve.log", "--index", str(index))
+
+    async def go() -> None:
+        askers = [Reviewer(n if n == 0 else n + 1, url, random.Random(n), connections=args.asks + 2)
+                  for n in range(args.askers)]
+        admin = Reviewer(1, url, random.Random(2))
+        try:
+            for who in [*askers, admin]:
+                assert await who.sign_in()
+            idle = [t for t, _, _ in await _timed(admin, "/queue", 20, pause=0.1)]
+            statuses: list[int] = []
+            busy: list[float] = []
+
+            async def ask(n: int, q: str) -> None:
+                response = await askers[n % len(askers)]._call("queue page", "GET", f"/ask/stream?q={q}")
+                ok = response.status_code == 200 and "event: result" in response.text
+                statuses.append(200 if ok else response.status_code)
+
+            t0 = time.perf_counter()
+            asks = asyncio.gather(*(ask(n, q) for n, q in enumerate(questions(args.asks))))
+            while not asks.done():
+                busy += [t for t, _, _ in await _timed(admin, "/queue", 1)]
+                await asyncio.sleep(0.1)
+            await asks
+            wall = time.perf_counter() - t0
+            print(f"queue page idle: p50 {_pct(idle, 0.5):.0f} ms, max {max(idle) * 1000:.0f} ms (20 requests)")
+            print(f"queue page with {args.asks} questions from {args.askers} reviewer(s): "
+                  f"p50 {_pct(busy, 0.5):.0f} ms, "
+                  f"p95 {_pct(busy, 0.95):.0f} ms, max {max(busy) * 1000:.0f} ms "
+                  f"({len(busy)} requests in {wall:.1f} s)")
+            print(f"questions: {dict(collections.Counter(statuses))} (status: count; 200 = answered)")
+        finally:
+            for who in [*askers, admin]:
+                await who.http.aclose()
+
+    try:
+        asyncio.run(go())
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reviewers", type=int, default=50)
@@ -242,8 +440,21 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--deadline", type=float, default=900)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bioevidence-bench-web"))
+    parser.add_argument("--scenario", choices=["load", "curator", "long", "asks"], default="load",
+                        help="load: many reviewers at once (above); curator: one curator in chromium, page loads "
+                             "per entry; long: a record with --items evidence items; asks: --asks questions at once")
+    parser.add_argument("--entries", type=int, default=50, help="curator: entries to decide")
+    parser.add_argument("--items", type=int, default=300, help="long: evidence items in the record")
+    parser.add_argument("--repeat", type=int, default=5, help="long: warm requests timed")
+    parser.add_argument("--asks", type=int, default=48, help="asks: questions sent at once")
+    parser.add_argument("--askers", type=int, default=1, help="asks: the reviewers sending them (in turn)")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
+    if args.scenario != "load":
+        if args.records == 10_000:
+            args.records = 64  # a real queue of 64 CIViC records, as in issue 27
+        {"curator": scenario_curator, "long": scenario_long, "asks": scenario_asks}[args.scenario](args)
+        return
     pristine = build(args.workdir, args.records, args.reviewers)
     queue = args.workdir / "run.sqlite"
     for suffix in ("", "-wal", "-shm", ".session-secret"):

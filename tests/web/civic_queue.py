@@ -128,3 +128,29 @@ def records(shared: Path, count: int) -> list[dict[str, Any]]:
             continue
         out.append(record(n, row, found[row["citation_id"]], sentence=n // len(rows), fault=FAULTS.get(n % 10)))
     return out
+
+
+def long_record(shared: Path, items: int = 300) -> dict[str, Any]:
+    """One record citing ``items`` sentences of the CIViC papers (a long record): every tenth quote has
+    a changed word and every tenth, from the sixth, starts inside a word, as in :func:`records`."""
+    found = papers(shared)
+    row = evidence_rows(shared)[0]
+    pmids = [p for p in sorted(found) if p not in retracted(shared)]
+    base = record(0, row, found[pmids[0]])
+    sources, evidence = [], []
+    for n in range(items):
+        pmid = pmids[n % len(pmids)]
+        paper = found[pmid]
+        if n < len(pmids):
+            sources.append({**base["source_artifacts"][0], "id": f"p{n}", "title": paper["title"],
+                            "uri": f"pmid:{pmid}", "sha256": paper["sha"], "observed_sha256": paper["sha"]})
+        quote = paper["sentences"][(n // len(pmids)) % len(paper["sentences"])]
+        fault = {3: "changed-word", 5: "cut-start"}.get(n % 10)
+        evidence.append({**base["evidence_items"][0], "id": f"e{n + 1}", "source_artifact_id": f"p{n % len(pmids)}",
+                         "extracted_text": _fault(quote, fault) if fault else quote})
+    base["record_id"] = f"civic:long:{items}"
+    base["source_artifacts"] = sources
+    base["evidence_items"] = evidence
+    base["statement"]["evidence_lines"] = [{"id": "l", "direction": "supports",
+                                            "evidence_item_ids": [e["id"] for e in evidence]}]
+    return base

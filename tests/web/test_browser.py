@@ -78,9 +78,11 @@ def test_sign_in_filter_open_a_record_see_the_quote_decide_and_see_the_status_ch
     page.click("#apply-filters")
     assert "1" in _rows(page)
     page.click('tr[data-entry="1"] a.record-link')
-    page.wait_for_url("**/entries/1")
-    assert page.text_content("#status-now") == "rejected"
+    page.wait_for_url(re.compile(r".*/entries/1\?source=pmid%3A24571676$"))  # the filter goes along
+    assert page.text_content("#status-now") == "awaiting your acceptance"  # BEV010 alone: not "rejected"
+    assert page.get_attribute("#status-now", "data-status") == "rejected"  # what the gate says, kept
     assert "BEV010" in page.text_content("#findings")
+    assert page.get_attribute("#back-to-queue", "href") == "/queue?source=pmid%3A24571676"
     quote = page.text_content("article.item mark.quote")
     passage = page.text_content("article.item blockquote.passage")
     assert len(quote.split()) >= 12 and quote in passage and len(passage) > len(quote)
@@ -91,8 +93,11 @@ def test_sign_in_filter_open_a_record_see_the_quote_decide_and_see_the_status_ch
     page.fill("#rationale", "The highlighted sentence states the association in this cohort.")
     page.click("#submit-decision")
     page.wait_for_selector("#decided-banner")
-    assert "Recorded: accept by Alice Curator" in page.text_content("#decided-banner")
-    assert page.text_content("#status-after") == "admitted" and page.text_content("#status-now") == "admitted"
+    assert "Recorded: accept on entry 1 by Alice Curator" in " ".join(page.text_content("#decided-banner").split())
+    assert page.text_content("#status-after") == "admitted"
+    page.click("#decided-entry")
+    page.wait_for_selector("#decisions")
+    assert page.text_content("#status-now") == "admitted"
     row = page.text_content("#decisions tbody tr")
     assert "Alice Curator" in row and "orcid:0000-0002-1825-0097" in row and "accept" in row
     assert re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", row)
@@ -108,6 +113,7 @@ def test_a_quote_not_in_the_paper_shows_the_closest_passage_and_the_words_that_d
     page.goto("/entries/4")
     item = page.text_content("article.item")
     assert "not in the paper" in item
+    page.wait_for_selector("table.differences")  # asked of the server once the page is shown (review.js)
     differences = page.query_selector_all("table.differences tbody tr")
     assert differences
     paper_says, quote_says = (c.text_content() for c in differences[0].query_selector_all("td"))

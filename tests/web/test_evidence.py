@@ -96,3 +96,18 @@ def test_without_a_literature_grounder_the_quote_is_shown_as_the_record_gives_it
     (source,), (item,) = evidence_view(record, report, [])
     assert "no literature snapshot" in source.pinned and item.state == "not-literature"
     assert item.quote == record["evidence_items"][0]["extracted_text"]
+
+
+def test_only_the_items_asked_for_and_the_closest_passage_on_demand(gate: Any, shared_data: Path) -> None:
+    """A long record's page reads only the items it shows; the closest passage waits until asked for."""
+    from bioevidence.web.evidence import evidence_view, item_view
+
+    record = civic_queue.long_record(shared_data, 40)
+    report = gate.validate(record)
+    sources, items = evidence_view(record, report, gate.grounders, indexes=range(20, 40), closest=False)
+    assert [i.index for i in items] == list(range(20, 40)) and len(sources) == len(record["source_artifacts"])
+    missing = [i for i in items if i.state == "not-found"]
+    assert missing and all(i.closest_pending and not i.closest_excerpt and not i.differences for i in missing)
+    full = item_view(record, report, gate.grounders, missing[0].index)
+    assert full is not None and not full.closest_pending and full.closest_excerpt and full.differences
+    assert item_view(record, report, gate.grounders, 40) is None

@@ -135,15 +135,27 @@ def _decisions(queue: Path, entry: int) -> list[tuple[str, str, str]]:
         db.close()
 
 
+def status_now(html: str) -> tuple[str, str, str]:
+    """(standing, the gate's status, the words shown) of the record page's "Status now"."""
+    found = re.search(r'id="status-now" data-standing="(\w+)" data-status="(\w+)"[^>]*>([^<]*)<', html)
+    assert found is not None, "no status-now on the page"
+    return found.group(1), found.group(2), found.group(3)
+
+
 def test_a_decision_is_appended_with_reviewer_and_time_and_the_gate_runs_again(sign_in: Any, server: Server) -> None:
     v = sign_in()
     page = v.get("/entries/1")
-    assert 'id="status-now">rejected<' in page.text and "BEV010" in page.text
+    assert status_now(page.text) == ("awaiting_acceptance", "rejected", "awaiting your acceptance")
+    assert "BEV010" in page.text
     response = _decide(v, 1, "accept", "The highlighted sentence states the association.")
-    assert response.status_code == 303 and response.headers["location"].startswith("/entries/1?decided=")
-    after = v.get(response.headers["location"].split("#")[0])
-    assert 'id="status-now">admitted<' in after.text and 'id="status-after">admitted<' in after.text
-    assert "Recorded: <b>accept</b> by Bob Reviewer" in after.text
+    assert response.status_code == 303
+    moved = re.fullmatch(r"/entries/(\d+)\?decided=(\d+)&prev=1", response.headers["location"])
+    assert moved and moved.group(1) != "1"  # the next open entry, saying what was recorded on entry 1
+    after = v.get(response.headers["location"])
+    assert 'id="status-after" data-standing="admitted"' in after.text
+    assert re.search(r'Recorded: <b>accept</b> on <a href="/entries/1" id="decided-entry">entry 1</a> by Bob Reviewer',
+                     after.text)
+    assert status_now(v.get("/entries/1").text)[:2] == ("admitted", "admitted")
     assert _decisions(server.queue, 1) == [("accept", "orcid:0000-0001-5109-3700",
                                             "The highlighted sentence states the association.")]
     shown = json.loads(cli("review", "show", "1", "--queue", server.queue, "--format", "json").stdout)
@@ -157,8 +169,9 @@ def test_a_decision_is_appended_with_reviewer_and_time_and_the_gate_runs_again(s
 def test_a_rejection_says_why_the_record_is_now_rejected(sign_in: Any, server: Server) -> None:
     v = sign_in("carol")
     response = _decide(v, 5, "reject", "The sentence is about methods, not the claim.")
-    after = v.get(response.headers["location"].split("#")[0])
-    assert 'id="status-now">rejected<' in after.text and "BEV011" in after.text  # a human rejection
+    assert 'id="status-after" data-standing="rejected"' in v.get(response.headers["location"]).text
+    after = v.get("/entries/5")
+    assert status_now(after.text)[:2] == ("rejected", "rejected") and "BEV011" in after.text  # a human rejection
 
 
 def test_a_decision_needs_a_reason(sign_in: Any, server: Server) -> None:

@@ -61,8 +61,9 @@ def cli(*args: str | Path, stdin: str | None = None,
                           text=True, check=False, env={**os.environ, **(env or {})}, timeout=120)
 
 
-def build_queue(folder: Path, shared: Path, count: int = RECORDS) -> Path:
-    """A queue of ``count`` CIViC records validated with the snapshot grounders, and the accounts."""
+def build_queue(folder: Path, shared: Path, count: int = RECORDS, records: list[dict[str, Any]] | None = None) -> Path:
+    """A queue of ``count`` CIViC records (or of ``records``) validated with the snapshot grounders, and
+    the accounts."""
     from bioevidence.gate.grounders.config import GrounderOptions, build_grounders
     from bioevidence.gate.validator import Validator
     from bioevidence.loop.queue import ReviewQueue
@@ -71,7 +72,7 @@ def build_queue(folder: Path, shared: Path, count: int = RECORDS) -> Path:
     validator = Validator(None, grounders=build_grounders(GrounderOptions(
         snapshot_dir=shared / "civic_corpus" / "snapshots")))
     with ReviewQueue(path) as queue:
-        for record in civic_queue.records(shared, count):
+        for record in civic_queue.records(shared, count) if records is None else records:
             report = validator.validate(record)
             queue.add(record, report, reason=f"{report.overall_status}: {', '.join(report.reason_codes())}",
                       profile="literature-claim")

@@ -186,7 +186,10 @@ def review_add(records: tuple[Path, ...], queue_path: Path, profile_name: str | 
               show_default=True, help="Which entries: open (no decision yet), by last decision, or all.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def review_list(queue_path: Path, status: str, fmt: str) -> None:
-    """List queued records: entry, latest decision, the record's status now, why it was queued, codes.
+    """List queued records: entry, latest decision, where the record stands now, why it was queued, codes.
+
+    A record that only waits for a person's acceptance (BEV010) stands "awaiting your acceptance";
+    the codes are explained under the table.
 
     \b
     Examples:
@@ -194,20 +197,10 @@ def review_list(queue_path: Path, status: str, fmt: str) -> None:
       bioevidence review list --queue q.sqlite --status all --format json
     """
     with _open_queue(queue_path) as queue:
-        rows = queue.list(status)
-    if fmt == "json":
-        click.echo(llm_json([r.to_dict() for r in rows], indent=2))
-        return
-    from ..errors import safe_message
+        entries = queue.list(status)
+    from .review import list_entries
 
-    if not rows:
-        click.echo(f"no {'' if status == 'all' else status + ' '}entries in {queue_path}")
-        return
-    # "decision": a person's latest (open until one decides); "record now": the record's status after it.
-    click.echo(f"{'entry':>5}  {'decision':<8} {'record now':<15} {'queued because':<28} {'record id'}  reasons")
-    for r in rows:
-        click.echo(escape_text(f"{r.id:>5}  {r.state:<8} {r.overall_status:<15} {safe_message(r.reason, 60):<28} "
-                               f"{safe_message(str(r.record_id), 200)}  {', '.join(r.reason_codes) or '-'}"))
+    list_entries(entries, status, queue_path, fmt)
 
 
 @review.command("show")

@@ -5,6 +5,7 @@ module             what
 =================  =================================================================================
 ``app``            the FastAPI application, middleware (hosts, body size, security headers), sign-in
 ``review_pages``   the queue with its filters, a record with its evidence, decisions
+``navigation``     the filter carried from page to page, and the next entry to decide
 ``evidence``       each quote inside its pinned passage, through the gate's literature grounder
 ``audit_pages``    decisions over time, by code and reviewer, agreement, audit scores, CSV exports
 ``auditing``       what the audit page counts (pure functions of the queue listing)

@@ -31,6 +31,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from .._version import __version__
+from ..loop import standing
 from .redact import public, redact_page
 from .sessions import Session
 from .state import Settings, WebState
@@ -129,6 +130,7 @@ def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.globals["version"] = __version__
+    env.globals.update(standing=standing.standing, label=standing.label, meaning=standing.meaning)
     return env
 
 
@@ -211,8 +213,9 @@ def create_app(settings: Settings, validator_for: Any, *, ask: Any = None) -> Gu
 
     @app.exception_handler(NeedLogin)
     async def need_login(request: Request, exc: NeedLogin) -> Response:
-        if request.method in ("GET", "HEAD"):
-            return RedirectResponse(f"/login?next={quote(request.url.path)}", status_code=303)
+        if request.method in ("GET", "HEAD"):  # back to the same page after signing in, filter and all
+            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            return RedirectResponse(f"/login?next={quote(target, safe='/')}", status_code=303)
         return PlainTextResponse("sign in first", status_code=403)
 
     @app.exception_handler(Forbidden)

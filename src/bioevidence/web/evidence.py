@@ -5,10 +5,16 @@ Everything here is read through the literature grounder the gate uses (``Literat
 quote's place comes from the report's ``quote_locations``; an unverified one is looked for with
 ``PaperText.locate`` and, when it is not in the paper, explained with ``inside_word`` and
 ``closest``. No second matcher: what the page shows is what the gate decided on.
+
+A long record is shown a page of items at a time (``indexes``): only the papers those items cite
+are read, and the closest passage of a quote that is not in its paper (a word diff over the whole
+paper, the costly part) is computed only when asked for (``closest=False`` leaves it to
+:func:`item_view`, which the record page calls for one item on demand).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +22,7 @@ from ..errors import BioevidenceError
 from ..gate.report import Report
 from .redact import public
 
-__all__ = ["ItemView", "Notice", "SourceView", "evidence_view"]
+__all__ = ["ItemView", "Notice", "SourceView", "evidence_view", "item_view"]
 
 #: Characters of a passage shown on each side of a quote (the rest is elided).
 CONTEXT = 900
@@ -68,6 +74,8 @@ class ItemView:
     closest_description: str = ""
     differences: tuple[tuple[str, str], ...] = ()
     findings: tuple[Any, ...] = field(default_factory=tuple)
+    index: int = 0  # its place among the record's evidence items (0-based)
+    closest_pending: bool = False  # not in the paper, and the closest passage was not computed (on demand)
 
 
 def _list(value: Any) -> list[Any]:
@@ -97,46 +105,80 @@ def _cut(text: str, start: int, end: int) -> tuple[str, str, str]:
     return before, match, after
 
 
-def evidence_view(record: dict[str, Any], report: Report, grounders: list[Any]
+def evidence_view(record: dict[str, Any], report: Report, grounders: list[Any], *,
+                  indexes: Iterable[int] | None = None, closest: bool = True
                   ) -> tuple[list[SourceView], list[ItemView]]:
-    """The sources (with retraction and concern notices) and every evidence item of ``record``."""
+    """The sources (with retraction and concern notices) and the evidence items of ``record`` at
+    ``indexes`` (default: every one); ``closest=False`` leaves the closest passage for later."""
     grounder = _literature(grounders)
-    located = {q.item_id: q for q in report.quotes}
+    raw_items = _list(record.get("evidence_items"))
+    wanted = range(len(raw_items)) if indexes is None else [i for i in indexes if 0 <= i < len(raw_items)]
+    cited = {str(raw_items[i].get("source_artifact_id")) for i in wanted if isinstance(raw_items[i], dict)}
     sources: list[SourceView] = []
     papers: dict[str, Any] = {}
-    raw_sources = _list(record.get("source_artifacts"))
-    for source in raw_sources:
-        if not isinstance(source, dict):
+    for source in _list(record.get("source_artifacts")):
+        if isinstance(source, dict):
+            view, paper = _source(grounder, source, read=str(source.get("id")) in cited)
+            sources.append(view)
+            if paper is not None:
+                papers[view.id] = paper
+    pinned = {s.id for s in sources if grounder is not None and s.pinned != "not in the snapshot catalogue"}
+    by_path = _findings_by_item(report)
+    direction = _directions(record)
+    located = {q.item_id: q for q in report.quotes}
+    items: list[ItemView] = []
+    for index in wanted:
+        item = raw_items[index]
+        if not isinstance(item, dict):
             continue
-        sid = str(source.get("id"))
-        base: dict[str, Any] = {"id": sid, "uri": str(source.get("uri") or ""), "title": str(source.get("title") or ""),
-                "source_type": str(source.get("source_type") or "")}
-        work = _work(grounder, source) if grounder is not None else None
-        if grounder is None:
-            sources.append(SourceView(**base, pinned="no literature snapshot configured (serve --snapshot-dir)"))
-            continue
-        if work is None:
-            sources.append(SourceView(**base, pinned="not in the snapshot catalogue"))
-            continue
-        try:
-            meta = grounder.metadata(work)
-            paper = grounder.paper(work, meta) if meta.found else None
-        except BioevidenceError as exc:
-            sources.append(SourceView(**base, pinned=work.key, problem=public(exc.message)))
-            continue
-        notices: list[Notice] = []
-        if meta.retracted:
-            named = ", ".join(str(n) for n in meta.retraction_notices) or "see PubMed"
-            notices.append(Notice("retraction", f"Retracted (notice: {named})"))
-        if meta.expression_of_concern:
-            named = ", ".join(str(n) for n in meta.concern_notices) or "see PubMed"
-            notices.append(Notice("expression_of_concern", f"Expression of concern (notice: {named})"))
-        what = ("full text" if work.fulltext_sha256 else "abstract only") if paper is not None else (
-            "no such work according to the pinned metadata" if not meta.found else "no open text pinned")
-        sources.append(SourceView(**base, pinned=f"{work.key}: {what}", pinned_title=meta.title,
-                                  notices=tuple(notices)))
-        if paper is not None:
-            papers[sid] = paper
+        items.append(_item(item, index, direction, papers, located, report, tuple(by_path.get(index, ())),
+                           str(item.get("source_artifact_id")) in pinned, closest))
+    return sources, items
+
+
+def item_view(record: dict[str, Any], report: Report, grounders: list[Any], index: int) -> ItemView | None:
+    """One evidence item in full, its closest passage computed (``None`` when there is no such item)."""
+    _, items = evidence_view(record, report, grounders, indexes=[index], closest=True)
+    return items[0] if items else None
+
+
+def _source(grounder: Any, source: dict[str, Any], *, read: bool) -> tuple[SourceView, Any]:
+    """A source as the page shows it, and its paper when ``read`` (one of the shown items cites it)."""
+    sid = str(source.get("id"))
+    base: dict[str, Any] = {"id": sid, "uri": str(source.get("uri") or ""), "title": str(source.get("title") or ""),
+                            "source_type": str(source.get("source_type") or "")}
+    if grounder is None:
+        return SourceView(**base, pinned="no literature snapshot configured (serve --snapshot-dir)"), None
+    work = _work(grounder, source)
+    if work is None:
+        return SourceView(**base, pinned="not in the snapshot catalogue"), None
+    paper = None
+    try:
+        meta = grounder.metadata(work)
+        if read and meta.found:
+            paper = grounder.paper(work, meta)
+    except BioevidenceError as exc:
+        return SourceView(**base, pinned=work.key, problem=public(exc.message)), None
+    notices: list[Notice] = []
+    if meta.retracted:
+        named = ", ".join(str(n) for n in meta.retraction_notices) or "see PubMed"
+        notices.append(Notice("retraction", f"Retracted (notice: {named})"))
+    if meta.expression_of_concern:
+        named = ", ".join(str(n) for n in meta.concern_notices) or "see PubMed"
+        notices.append(Notice("expression_of_concern", f"Expression of concern (notice: {named})"))
+    if not meta.found:
+        what = "no such work according to the pinned metadata"
+    elif read and paper is None:
+        what = "no open text pinned"
+    elif read:
+        what = "full text" if work.fulltext_sha256 else "abstract only"
+    else:  # not read for this page: what the catalogue pins
+        what = "full text" if work.fulltext_sha256 else (
+            "abstract only" if work.abstract_sha256 or meta.abstract else "no open text pinned")
+    return SourceView(**base, pinned=f"{work.key}: {what}", pinned_title=meta.title, notices=tuple(notices)), paper
+
+
+def _findings_by_item(report: Report) -> dict[int, list[Any]]:
     by_path: dict[int, list[Any]] = {}
     for f in report.findings:
         if f.field_path.startswith("$.evidence_items["):
@@ -145,17 +187,7 @@ def evidence_view(record: dict[str, Any], report: Report, grounders: list[Any]
             except ValueError:
                 continue
             by_path.setdefault(index, []).append(f)
-    direction = _directions(record)
-    items: list[ItemView] = []
-    raw_items = _list(record.get("evidence_items"))
-    for index, item in enumerate(raw_items):
-        if not isinstance(item, dict):
-            continue
-        items.append(_item(item, index, direction, papers, located, report, tuple(by_path.get(index, ())),
-                           grounder is not None and any(s.id == str(item.get("source_artifact_id")) and
-                                                        s.pinned != "not in the snapshot catalogue"
-                                                        for s in sources)))
-    return sources, items
+    return by_path
 
 
 def _directions(record: dict[str, Any]) -> dict[str, str]:
@@ -170,7 +202,8 @@ def _directions(record: dict[str, Any]) -> dict[str, str]:
 
 
 def _item(item: dict[str, Any], index: int, direction: dict[str, str], papers: dict[str, Any],
-          located: dict[str, Any], report: Report, findings: tuple[Any, ...], literature: bool) -> ItemView:
+          located: dict[str, Any], report: Report, findings: tuple[Any, ...], literature: bool,
+          closest_now: bool) -> ItemView:
     from ..gate.grounders.locators import target
 
     item_id = str(item.get("id"))
@@ -179,7 +212,7 @@ def _item(item: dict[str, Any], index: int, direction: dict[str, str], papers: d
             "id": item_id, "direction": direction.get(item_id, ""), "locator": str(item.get("locator") or ""),
             "quote": quote, "evidence_type": str(item.get("evidence_type") or ""),
             "method": str(item.get("extraction_method") or ""), "source_id": str(item.get("source_artifact_id")),
-            "verified": item_id in report.verified, "findings": findings}
+            "verified": item_id in report.verified, "findings": findings, "index": index}
     paper = papers.get(base["source_id"])
     if paper is None:
         return ItemView(**base, state="no-paper" if literature else "not-literature")
@@ -206,6 +239,8 @@ def _item(item: dict[str, Any], index: int, direction: dict[str, str], papers: d
         return ItemView(**base, state="cut-word", where=passage.describe(), part=passage.part, passage_id=passage.id,
                         cut_word=boundary.word, cut_part=boundary.cut, cut_where=boundary.where,
                         reversal=boundary.negation)
+    if not closest_now:
+        return ItemView(**base, state="not-found", closest_pending=True)
     closest = paper.closest(quote)
     if closest is None:
         return ItemView(**base, state="not-found")

@@ -23,6 +23,17 @@ document.addEventListener("DOMContentLoaded", () => {
     });
     const fail = (text) => { source.close(); button.disabled = false; problem.textContent = text; problem.hidden = false; };
     source.addEventListener("failed", (e) => fail(e.data));
-    source.onerror = () => { if (source.readyState !== EventSource.OPEN) fail("the connection to the server was lost; ask again"); };
+    let heard = false;
+    source.addEventListener("message", () => { heard = true; });
+    source.addEventListener("progress", () => { heard = true; });
+    source.onerror = async () => {
+      if (source.readyState === EventSource.OPEN) return;
+      if (heard) { fail("the connection to the server was lost; ask again"); return; }
+      source.close();  // refused before it started (429): say why
+      let busy = false;
+      try { busy = (await (await fetch("/ask/busy", { credentials: "same-origin" })).json()).in_flight; } catch (e) { busy = false; }
+      fail(busy ? "You already have a question under way: one at a time for each account. Ask again once its answer is ready."
+                : "The server did not take the question (the librarian is busy, or the connection failed); try again in a moment.");
+    };
   });
 });
