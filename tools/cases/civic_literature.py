@@ -202,11 +202,14 @@ def checks_section(profile: Any, grounders: list[Any], cases: Sequence[Case]) ->
             "deciding sentence, so some are negated findings (\"did not respond\", \"no significant "
             "associations\") offered as support: the negation cue sends those to a person, as documented "
             "(0.8.0 admits them; `--no-cues` gives its decision). The animal cue adds quotes only about "
-            f"xenografts or mice for a human-scoped claim. {negative} of the flagged records are wrong: CIViC "
-            "\"Does Not Support\" items become the predicate `does_not_support_significance`, a negative claim "
-            "that a negated sentence bears out, but the cue knows only `not_associated_with` and "
-            "`does_not_support` as negative predicates (`CueChecker.negative_predicates`), and neither a profile "
-            "nor `GrounderOptions` can add one. The controls stay rejected whatever the checks add. The direction "
+            "xenografts or mice for a human-scoped claim. "
+            + (f"{negative} of the flagged records are wrong: a CIViC \"Does Not Support\" item's predicate "
+               "(`does_not_support_significance`) is a negative claim that a negated sentence bears out, and the "
+               "cue did not read it as one. " if negative else
+               "CIViC \"Does Not Support\" items (predicate `does_not_support_significance`) are read as negative "
+               "claims (the cue knows a predicate that denies by its words: `not`, `no`, `does_not`, `lacks`), so "
+               "a negated sentence offered for one is not flagged. ")
+            + "The controls stay rejected whatever the checks add. The direction "
             "check cannot run here (no stance weights ship), so `auto` leaves the BEV036 note and `required` "
             "sends every record with a verified quote to review (BEV035): fail closed, as documented.\n")
     return out

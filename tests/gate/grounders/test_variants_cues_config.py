@@ -66,3 +66,18 @@ def test_factory_rejects_bad_options() -> None:
         parse_term_roots(["cell_type"])
     with pytest.raises(ConfigurationError):
         build_grounders(GrounderOptions(term_roots={"cell_type": "CL:0000000"}))
+
+
+@pytest.mark.parametrize("predicate, flagged", [
+    ("associated_with", True), ("supports_significance", True), ("annotated_with", True),
+    ("not_associated_with", False), ("does_not_support", False),
+    # CIViC "Does Not Support" items as 0.8.0's civic_literature case writes them: a negated sentence agrees
+    ("does_not_support_significance", False), ("has_no_effect_on", False), ("lacks", False),
+])
+def test_a_negative_predicate_is_known_by_its_words(predicate: str, flagged: bool) -> None:
+    record = {"requested_uses": ["u"], "statement": {"predicate": predicate, "scope": [],
+                                                      "evidence_lines": [{"direction": "supports",
+                                                                          "evidence_item_ids": ["e"]}]},
+              "evidence_items": [{"id": "e", "extracted_text": "The mutation was not associated with response."}]}
+    codes = [f.rule_id for f in CueChecker().ground(record).findings]
+    assert codes == (["BEV022"] if flagged else [])

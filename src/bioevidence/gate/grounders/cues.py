@@ -52,6 +52,16 @@ FAMILIES = ("negation", "animal", "hedge")
 DEFAULT = ("negation", "animal")
 
 
+_NEGATIVE_PREDICATE = re.compile(r"(?:^|_)(?:not|no|does_not|do_not|is_not|are_not|lacks?|absent)(?:_|$)")
+
+
+def negative_predicate(predicate: str, listed: tuple[str, ...] = ()) -> bool:
+    """Whether a statement's predicate denies (``not_associated_with``, ``does_not_support_significance``,
+    ``has_no_effect_on``, ``lacks``): a negated quote then agrees with the claim. ``listed`` adds a
+    profile's own negative predicates whatever their spelling."""
+    return predicate in listed or bool(_NEGATIVE_PREDICATE.search(predicate))
+
+
 class CueChecker:
     """The cues as a check: ``enabled`` ``True`` (``--cues``: :data:`DEFAULT`, plus ``hedge`` with
     ``hedges``) or ``False`` (``--no-cues``) overrides the record's profile (``checks.cues``, the cues it
@@ -81,7 +91,7 @@ class CueChecker:
         uses = requested_uses(record)
         raw = record.get("statement")
         statement: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        positive = str(statement.get("predicate")) not in self.negative_predicates
+        positive = not negative_predicate(str(statement.get("predicate")), self.negative_predicates)
         human = any(t in self.human_scope for t in scope_tokens(record))
         supporting: set[str] = set()
         for line in statement.get("evidence_lines") or []:
