@@ -115,6 +115,7 @@ class TableGrounder:
             raise ConfigurationError("the table grounder needs at least one evidence type (--tables TYPE)")
         self.name = "tables:" + ",".join(sorted(self.types))
         self._tables: dict[str, Table | str] = {}
+        self._index: dict[tuple[str, str], dict[str, list[int]]] = {}  # (table sha, column) -> folded text -> rows
 
     @classmethod
     def from_directory(cls, folder: Path | str, evidence_types: Iterable[str]) -> TableGrounder:
@@ -183,7 +184,7 @@ class TableGrounder:
             if unknown:
                 return [self._unknown_column(unknown[0], where, table, value_path, raw_locator if where == "locator"
                                              else text, uses)]
-        matches = [r for r in table.rows if all(same_value(v, r[k]) for k, v in key.items())]
+        matches = self.matches(sha, table, key)
         if not matches:
             return [self._no_row(key, table, loc_path, locator, uses)]
         if len(matches) > 1:
@@ -197,6 +198,28 @@ class TableGrounder:
         said = _render({k: claims[k] for k in wrong})
         return [finding("BEV017", f"the row {_render(key)} has {_render(wrong)}, not {said}", text_path, uses,
                         Fix("replace", text_path, corrected, f"the table says {_render(wrong)}"))]
+
+    def matches(self, sha: str, table: Table, key: dict[str, str]) -> list[dict[str, str]]:
+        """The rows whose values are the key's (:func:`same_value`), in table order. A text value is
+        looked up in a per-column index of the folded cell text (exactly what ``same_value`` compares
+        for a claim that is not a number); a number is compared at its precision, row by row, among
+        the rows the text values left."""
+        candidates: list[int] | None = None
+        numbers: dict[str, str] = {}
+        for column, claimed in key.items():
+            if _number(claimed) is not None:
+                numbers[column] = claimed
+                continue
+            index = self._index.get((sha, column))
+            if index is None:
+                index = {}
+                for i, row in enumerate(table.rows):
+                    index.setdefault(_text(row[column]), []).append(i)
+                self._index[(sha, column)] = index
+            hits = index.get(_text(claimed), [])
+            candidates = hits if candidates is None else sorted(set(candidates).intersection(hits))
+        rows = table.rows if candidates is None else [table.rows[i] for i in candidates]
+        return [r for r in rows if all(same_value(v, r[k]) for k, v in numbers.items())]
 
     @staticmethod
     def _unknown_column(column: str, where: str, table: Table, path: str, original: object,
