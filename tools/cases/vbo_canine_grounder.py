@@ -14,9 +14,9 @@ What each piece checks on a record mapping a dog name (subject label) to a VBO t
 * ``ontology:VBO@<release>`` (built in, fed an OBO rendering of the verified projection): the object
   exists (BEV016, with the closest labels), its label is the term's name or an EXACT synonym
   (BEV017), it lies under Dog breed (BEV024);
-* ``vbo-name-index:VBO@<release>`` (this module; it runs the ontology grounder and keeps its
-  findings, less the one it makes of a release tag in the scope): the object is among the subject
-  name's candidates (BEV017), a release named in the scope or the source's version is the pinned
+* ``vbo-name-index:VBO@<release>`` (this module; it runs the ontology grounder, which also checks a
+  release tag in the scope against the pinned release): the object is among the subject
+  name's candidates (BEV017), the source's version is the pinned
   one (BEV017), the term assertion (id, name, query, stanza line) and the candidate resolution
   (candidates, unique or ambiguous, index entry) recomputed from the projection (BEV016, BEV017),
   and an item of a kind the projection cannot show (BEV015).
@@ -121,10 +121,8 @@ class VboNameIndexGrounder:
         scope = [t for t in statement.get("scope", []) if isinstance(t, str)]
         tags = {f"$.statement.scope[{i}]": m.group(1) for i, t in enumerate(scope) if (m := RELEASE_TAG.match(t))}
         found: list[Finding] = []
-        if self.ontology is not None:
-            # The ontology grounder reads every VBO-prefixed scope token as a term id; a release tag is not one.
-            found += [f for f in self.ontology.ground(record).findings
-                      if not any(f.field_path in (tag, tag + ".id") for tag in tags)]
+        if self.ontology is not None:  # it checks the release tag in the scope too (VBO:v2026-04-15)
+            found += self.ontology.ground(record).findings
         sources = list(enumerate(record.get("source_artifacts", [])))
         pinned = {s["id"] for _, s in sources if s.get("sha256") == self.names.sha256}
         if not pinned and self.names.release not in tags.values():
@@ -144,10 +142,6 @@ class VboNameIndexGrounder:
     def _release(self, tags: dict[str, str], sources: list[tuple[int, dict[str, Any]]],
                  uses: list[str]) -> Iterator[Finding]:
         pinned = self.names.release
-        for path, release in sorted(tags.items()):
-            if release != pinned:
-                yield _finding("BEV017", f"the statement is scoped to VBO {release}, but the VBO source pinned for "
-                               f"it is release {pinned}", path, uses, Fix("replace", path, f"VBO:{pinned}"))
         for index, source in sources:
             version = str(source.get("version", ""))
             if source.get("sha256") == self.names.sha256 and version.split(":", 1)[0] != pinned:

@@ -70,9 +70,9 @@ def notes_section(summary: dict[str, Any], decisions: dict[str, dict[str, Any]],
         "folder holding a symbolic link named by its hash (the peer's file read in place, re-hashed); "
         "`ontology:VBO@…` is the built-in ontology grounder fed an OBO rendering of the verified "
         "projection (it reads only OBO files) with `ontology_term` rooted at Dog breed (VBO:0400024); "
-        "`vbo-name-index` runs it and drops the one finding it makes of the scope token `VBO:v2026-04-15` "
-        "(a release, which the ontology grounder reads as a term id and calls nonexistent, BEV016 on every "
-        "record), checking that token against the pinned release instead.",
+        "`vbo-name-index` runs it. The scope token `VBO:v2026-04-15` is a release, not a term: the ontology "
+        "grounder checks it against the pinned release (another release is BEV017). Before this case it read "
+        "the token as a term id and called it nonexistent (BEV016 on every record); the case found that.",
         "* **Outside these records** the two grounders differ on an object label that is an EXACT synonym "
         "of the right term: 0.8.0's case grounder requires the term's name (BEV017), our ontology grounder "
         "accepts the name or an EXACT synonym. No record here has one.",

@@ -39,6 +39,21 @@ def test_names_exact_synonyms_case_punctuation_and_plural_are_accepted(cl: Ontol
     assert cl.ground(cell_record(curie, label)).findings == []
 
 
+@pytest.mark.parametrize("tag, codes", [("CL:v2026-06-08", []), ("CL:2026-06-08", []), ("CL:v2025-01-01", ["BEV017"]),
+                                        ("CL:0000236", []), ("CL:9999999", ["BEV016"])])
+def test_a_scope_release_tag_pins_the_release_and_names_no_term(cl: OntologyGrounder, tag: str,
+                                                               codes: list[str]) -> None:
+    """0.8.0's VBO case writes the release in the scope (``VBO:v2026-04-15``): the pinned release passes,
+    another release is BEV017 with the pinned one as fix; a term id in the scope is still a term."""
+    record = cell_record("CL:0000236", "B cell")
+    record["statement"]["scope"] = ["NCBITaxon:9606", tag]
+    found = [f for f in cl.ground(record).findings if f.field_path.startswith("$.statement.scope")]
+    assert [f.rule_id for f in found] == codes
+    if codes == ["BEV017"]:
+        assert "2025-01-01" in found[0].message and found[0].fix is not None
+        assert found[0].fix.value == "CL:v2026-06-08"
+
+
 def test_a_label_of_another_term_names_that_term(cl: OntologyGrounder) -> None:
     (f,) = cl.ground(cell_record("CL:0000169", "pancreatic delta cell")).findings
     assert f.rule_id == "BEV017"

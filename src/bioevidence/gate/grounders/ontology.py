@@ -17,6 +17,7 @@ a root demands a prefix.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,10 @@ from .obo import Ontology
 
 def _prefix(curie: str) -> str:
     return curie.split(":", 1)[0].upper() if ":" in curie else ""
+
+
+#: A release tag in a scope token (``VBO:v2026-04-15``, ``CL:2026-06-08``), not a term id.
+_RELEASE_TAG = re.compile(r"v?(\d{4}-\d{2}-\d{2})")
 
 
 class OntologyGrounder:
@@ -91,6 +96,19 @@ class OntologyGrounder:
             message += f"; {whose} {self._describe(owners[0][0] if owners else onto, target)}"
         return finding("BEV024", message, f"{path}.id", uses,
                        Fix("replace", f"{path}.id", target, f"use {target}") if target else None)
+
+    def _check_release(self, token: str, date: str, path: str, uses: list[str]) -> list[Finding]:
+        """A scope token ``PREFIX:vYYYY-MM-DD`` names the release the record was made against: it must be
+        the pinned one (BEV017 naming both otherwise)."""
+        onto = self._ontology_for(token)
+        assert onto is not None
+        pinned = onto.release.split("@", 1)[1]
+        if pinned.lstrip("v") == date:
+            return []
+        prefix = token.split(":", 1)[0]
+        return [finding("BEV017", f"the scope names {prefix} release {date}, but the pinned release is {pinned}: "
+                        "the record was made against another release", path, uses,
+                        Fix("replace", path, f"{prefix}:v{pinned.lstrip('v')}", f"the pinned release is {pinned}"))]
 
     def check_term(self, curie: str, label: str | None, kind: str | None, path: str,
                    uses: list[str]) -> list[Finding]:
@@ -176,7 +194,12 @@ class OntologyGrounder:
             found.extend(self.check_term(curie, label, kind, path, uses))
         for index, token in enumerate(scope_tokens(record)):
             if ":" in token and self._ontology_for(token) is not None:
-                found.extend(self.check_term(token, None, None, f"$.statement.scope[{index}]", uses))
+                path = f"$.statement.scope[{index}]"
+                pin = _RELEASE_TAG.fullmatch(token.split(":", 1)[1])
+                if pin is not None:  # VBO:v2026-04-15 pins the release, it names no term
+                    found.extend(self._check_release(token, pin.group(1), path, uses))
+                else:
+                    found.extend(self.check_term(token, None, None, path, uses))
         for index, item in items(record):
             locator = str(item.get("locator", ""))
             kv = pairs(locator.split("#", 1)[0])
