@@ -6,12 +6,18 @@
 * latency: ``validate_record`` (a CIViC record quoting its pinned paper, admitted),
   ``get_passage`` and ``revise_step`` called repeatedly on one connection, per transport;
 * size: bytes on disk of the distributions the ``mcp`` extra adds to a ``.[test,dask]``
-  environment (read from their installed file lists).
+  environment (read from their installed file lists);
+* context cost (``--context``): bytes of ``tools/list`` (compact JSON of every tool as listed, and
+  of what a model is given: name, description, input schema), and of the text an agent reads from
+  ``validate_record``, ``answer`` and ``ask`` (by default and with ``details: true``; ``answer`` and
+  ``ask`` for the first ``--questions`` CIViC evidence statements), over an index of the CIViC
+  snapshots built in a temporary folder.
 
 Prints medians. The record is built through the server itself: ``get_passage`` reads the first
 body paragraph of a pinned paper and the record quotes its first sentence.
 
     python tools/bench_mcp.py [--runs 5] [--calls 50]
+    python tools/bench_mcp.py --context [--questions 10]
 """
 
 from __future__ import annotations
@@ -143,11 +149,69 @@ async def latencies(client: Any, calls: int) -> dict[str, float]:
     return out
 
 
+def text_of(result: Any) -> str:
+    """The text block of a tool result (what a client gives its model)."""
+    return str(getattr(result.content[0], "text", ""))
+
+
+def compact(value: Any) -> int:
+    import json
+
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+async def context(home: Path, questions: int) -> None:
+    """The context figures of docs/mcp.md ("Context cost")."""
+    import gzip
+    import json
+
+    from mcp import Client, StdioServerParameters
+
+    index = home / "index"
+    subprocess.run([sys.executable, "-m", "bioevidence", "index", "build", str(CORPUS), "--index", str(index)],
+                   check=True, capture_output=True, env=env(home))
+    with gzip.open(DATA / "civic_corpus" / "civic-evidence.jsonl.gz", "rt") as handle:
+        asked = [json.loads(line)["evidence_statement"] for line in handle][:questions]
+    server = StdioServerParameters(command=sys.executable, args=["-m", "bioevidence", "mcp", *ARGS, "--index",
+                                                                 str(index)], env=env(home))
+    async with Client(server) as client:
+        listed = (await client.list_tools()).tools
+        whole = compact([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed])
+        model = compact([{"name": t.name, "description": t.description, "input_schema": t.input_schema}
+                         for t in listed])
+        print(f"tools/list: {len(listed)} tools, {whole / 1000:.1f} KB as listed, {model / 1000:.1f} KB given to a "
+              "model (name, description, input schema)")
+        rec = await record(client)
+        for details in (False, True):
+            extra = {"details": True} if details else {}
+            result = await client.call_tool("validate_record", {"record": rec, **extra})
+            assert not result.is_error, result.content
+            print(f"validate_record ({'details' if details else 'default'}), an admitted CIViC record: "
+                  f"{len(text_of(result).encode()) / 1000:.1f} KB")
+        for tool in ("answer", "ask"):
+            for details in (False, True):
+                sizes = []
+                for question in asked:
+                    arguments: dict[str, Any] = {"question": question, **({"details": True} if details else {})}
+                    result = await client.call_tool(tool, arguments)
+                    assert not result.is_error, result.content
+                    sizes.append(len(text_of(result).encode()))
+                print(f"{tool} ({'details' if details else 'default'}): text an agent reads, first question "
+                      f"{sizes[0] / 1000:.1f} KB, median of {len(sizes)} {statistics.median(sizes) / 1000:.1f} KB, "
+                      f"largest {max(sizes) / 1000:.1f} KB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--calls", type=int, default=50)
+    parser.add_argument("--context", action="store_true", help="Only the context-cost figures.")
+    parser.add_argument("--questions", type=int, default=10, help="CIViC statements asked for --context.")
     args = parser.parse_args()
+    if args.context:
+        with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
+            asyncio.run(context(Path(tmp), args.questions))
+        return
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
         home = Path(tmp)
         cold = asyncio.run(cold_start(home))  # empty parse cache: JATS parsed from the pinned bytes

@@ -226,3 +226,40 @@ def sha256_of_pinned(corpus: Path, sha: str) -> str:
     path = next(corpus.glob(f"{sha}.*"))
     data = path.read_bytes()
     return hashlib.sha256(gzip.decompress(data) if path.suffix == ".gz" else data).hexdigest()
+
+
+def europepmc_result(corpus: Path, key: str) -> tuple[dict[str, Any], str, bytes]:
+    """A Europe PMC ``resultType=core`` result for a pinned CIViC work, from its recorded NCBI esummary
+    (title, ids, authors, journal, year), with the recorded JATS its ``fullTextXML`` serves: ``(result,
+    pmcid, jats)``. The same bytes the E-utilities replay serves as ``efetch db=pmc``."""
+    work = json.loads((corpus / "literature.json").read_text())["works"][key]
+    pmid = key.split(":", 1)[1]
+    summary = json.loads(gzip.decompress((corpus / f"{work['metadata_sha256']}.json.gz").read_bytes()))
+    row = summary["result"][pmid]
+    ids = {a["idtype"]: a["value"] for a in row["articleids"]}
+    result = {"id": pmid, "source": "MED", "pmid": pmid, "pmcid": ids["pmc"], "title": row["title"],
+              "pubYear": row["pubdate"][:4], "authorString": ", ".join(a["name"] for a in row["authors"]),
+              "journalTitle": row["fulljournalname"], "isOpenAccess": "Y", "inEPMC": "Y"}
+    if "doi" in ids:
+        result["doi"] = ids["doi"]
+    jats = gzip.decompress((corpus / f"{work['fulltext_sha256']}.xml.gz").read_bytes())
+    return result, ids["pmc"], jats
+
+
+def serve_europepmc(server: Any, corpus: Path, keys: list[str]) -> None:
+    """Europe PMC on a loopback server: every search answers one core page holding ``keys`` (CIViC works),
+    and each one's ``fullTextXML`` is its recorded JATS."""
+    from loopback import Reply
+
+    results = []
+    for key in keys:
+        result, pmcid, jats = europepmc_result(corpus, key)
+        results.append(result)
+        server.route(f"/{pmcid}/fullTextXML", jats, content_type="application/xml")
+    page = json.dumps({"version": "6.9", "hitCount": len(results), "request": {},
+                       "resultList": {"result": results}}).encode()
+
+    def search(query: dict[str, str]) -> Any:
+        return Reply(200, page, "application/json") if query.get("cursorMark", "*") == "*" else None
+
+    server.route("/search", search)

@@ -12,6 +12,7 @@ import pytest
 from mcp_harness import SyncClient, server_env, stdio_client
 
 from bioevidence.cli import main
+from bioevidence.mcp import views
 from bioevidence.meaning import available, unavailable
 
 pytestmark = pytest.mark.heavy(seconds=65)  # started first under xdist (tests/conftest.py)
@@ -20,7 +21,14 @@ pytestmark = pytest.mark.heavy(seconds=65)  # started first under xdist (tests/c
 def test_ask_returns_ranked_verbatim_evidence_pinned_by_hash(librarian: SyncClient, civic: dict[str, Any],
                                                              corpus: Path) -> None:
     question = civic["row"]["evidence_statement"]
-    out = librarian.ok("ask", {"question": question, "top_k": 5})
+    brief = librarian.ok("ask", {"question": question, "top_k": 5})
+    out = librarian.ok("ask", {"question": question, "top_k": 5, "details": True})
+    # by default: ids, text, locators, hashes and stance; every value is the full item's (context cost)
+    assert len(brief["items"]) == len(out["items"]) and "evidence_items" not in brief and "plan" not in brief
+    for short, full in zip(brief["items"], out["items"], strict=True):
+        assert short == {k: v for k, v in full.items() if k in short} and set(short) <= set(views.ITEM)
+        assert {"text", "locator", "sha256", "stance", "stance_by", "relevant"} <= set(short)
+    assert {p["doc_id"] for p in brief["papers"]} == {i["doc_id"] for i in brief["items"]}
     assert out["question"] == question and 1 <= len(out["items"]) <= 5  # top_k counts sentences
     assert {item["stance"] for item in out["items"]} <= {"supports", "contradicts", "neutral", "undetermined"}
     offline = "model" if available() else "unavailable"  # no stance weights ship today (docs/stance.md)
@@ -45,7 +53,7 @@ def test_every_quote_ask_returns_is_the_slice_of_the_passage_get_passage_reads(l
     for item in out["items"]:
         work, anchor = item["locator"].split("#", 1)
         [passage] = librarian.ok("get_passage", {"work": work, "locator": f"#{anchor}"})["passages"]
-        assert passage["sha256"] == item["sha256"] and passage["id"] == item["paragraph_id"]
+        assert passage["sha256"] == item["sha256"] and passage["id"] == anchor
         assert passage["text"][item["start"]:item["end"]] == item["text"]  # byte for byte, at its offsets
 
 
@@ -61,7 +69,12 @@ def test_ask_bounds_papers_and_refuses_bad_arguments(librarian: SyncClient, civi
 def test_answer_cites_only_items_the_gate_verified(librarian: SyncClient, civic: dict[str, Any]) -> None:
     question = civic["row"]["evidence_statement"]
     found = librarian.ok("ask", {"question": question, "top_k": 10})
-    out = librarian.ok("answer", {"question": question, "top_k": 10})
+    out = librarian.ok("answer", {"question": question, "top_k": 10, "details": True})
+    brief = librarian.ok("answer", {"question": question, "top_k": 10})
+    assert "record" not in brief and "report" not in brief["validation"]  # on request only (context cost)
+    for key in ("direction", "verdict", "deciding_items", "sentences", "admitted_items", "left_out"):
+        assert brief[key] == out[key], key
+    assert brief["record_id"] == out["record"]["record_id"]
     assert out["mode"] == "extractive" and out["question"] == question
     assert out["direction"] in ("supports", "contradicts", "mixed", "undetermined", "insufficient")
     words = {"supports": "Supported", "contradicts": "Contradicted", "mixed": "Mixed evidence",

@@ -84,6 +84,12 @@ def test_a_server_without_store_index_or_literature_fails_closed(
             ("get_passage", {"work": f"pmid:{civic['pmid']}", "locator": "abstract"}, "--snapshot-dir"),
             ("ask", {"question": "KRAS in colorectal cancer"}, "--index"),
             ("validate_record", {"path": "record.json"}, "--workspace"),
+            ("pin", {"works": [f"pmid:{civic['pmid']}"]}, "--snapshot-dir"),
+            ("find", {"question": "KRAS in colorectal cancer"}, "--snapshot-dir"),
+            ("corpus", {}, "--snapshot-dir"),
+            ("add_to_index", {}, "--index"),
+            ("queue_for_review", {"record": civic_record(civic), "reasons": []}, "--queue"),
+            ("review_status", {"entry": 1}, "--queue"),
         ]:
             error = client.error(name, arguments)
             assert error["error"] == "configuration_error" and words in error["message"], (name, error)

@@ -55,7 +55,13 @@ def _mcp(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
 
 def test_it_will_not_serve_beyond_loopback_without_a_token_or_with_a_short_one(tmp_path: Path) -> None:
     env = server_env(tmp_path / "home", tmp_path / "cache")
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "literature.json").write_text('{"version": 1, "works": {}}')
     for args, extra, words in [
+        # the review queue is written by queue_for_review: never inside the pinned store (io.refuse_output)
+        (["--snapshot-dir", str(store), "--queue", str(store / "q.sqlite")], {}, "--queue"),
+        (["--queue", str(tmp_path / "no-such-folder" / "q.sqlite")], {}, "--queue"),
         (["--http", "--host", "0.0.0.0"], {}, "BIOEVIDENCE_MCP_TOKEN"),
         (["--http"], {"BIOEVIDENCE_MCP_TOKEN": "short"}, "at least 16"),
         (["--port", "9999"], {}, "--port is for --http"),

@@ -48,12 +48,12 @@ def test_ask_over_http_returns_what_stdio_returns(over_http: SyncClient, librari
 def test_answer_over_http_cites_only_verified_items_as_stdio_does(over_http: SyncClient, librarian: SyncClient,
                                                                   civic: dict[str, Any]) -> None:
     question = civic["row"]["evidence_statement"]
-    out = over_http.ok("answer", {"question": question})
+    out = over_http.ok("answer", {"question": question, "details": True})
     assert out["record"]["profile_id"] == "librarian-evidence"
     assert out["left_out"] == [] and out["admitted_items"]  # the index's papers are pinned: every item verifies
     for sentence in out["sentences"]:
         assert set(sentence["cites"]) <= set(out["admitted_items"])
-    same = librarian.ok("answer", {"question": question})
+    same = librarian.ok("answer", {"question": question, "details": True})
     for key in ("direction", "verdict", "deciding_items", "sentences", "admitted_items", "left_out",
                 "papers_by_stance", "items"):
         assert out[key] == same[key], key

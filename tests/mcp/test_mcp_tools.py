@@ -16,6 +16,8 @@ from typing import Any
 from mcp_harness import SyncClient, altered, civic_record, sha256_of_pinned
 
 TOOLS = {"ask", "answer", "validate_record", "revise_step", "get_passage", "ground"}
+NETWORK = {"ground", "pin", "find"}  # go online and write into the store
+WRITERS = {"add_to_index", "queue_for_review"}  # write the index or the review queue, offline
 
 
 def test_tools_have_closed_input_schemas_and_output_schemas(server: SyncClient) -> None:
@@ -25,13 +27,18 @@ def test_tools_have_closed_input_schemas_and_output_schemas(server: SyncClient) 
         assert tool.input_schema["type"] == "object" and tool.input_schema["additionalProperties"] is False
         assert tool.output_schema is not None and tool.output_schema["type"] == "object"
         assert tool.description
-    assert listed["validate_record"].output_schema["required"][:3] == ["record_id", "overall_status", "admitted"]
-    # the one tool that uses the network says so, in its annotations and its description
-    ground = listed["ground"]
-    assert ground.annotations.open_world_hint is True and ground.annotations.read_only_hint is False
-    assert "network" in ground.annotations.title.lower() and ground.description.startswith("NETWORK")
-    for name in TOOLS - {"ground"}:
+    assert listed["validate_record"].output_schema["required"][:2] == ["overall_status", "admitted"]
+    assert set(listed) == TOOLS | NETWORK | WRITERS | {"corpus", "review_status"}
+    for name in NETWORK:  # the tools that go online say so, in their annotations and their description
+        hints = listed[name].annotations
+        assert hints.open_world_hint is True and hints.read_only_hint is False and hints.idempotent_hint is False
+        assert "network" in hints.title.lower() and listed[name].description.startswith("NETWORK")
+    for name in WRITERS:
+        hints = listed[name].annotations
+        assert hints.open_world_hint is False and hints.read_only_hint is False and not hints.destructive_hint
+    for name in set(listed) - NETWORK - WRITERS:
         assert listed[name].annotations.open_world_hint is False and listed[name].annotations.read_only_hint
+        assert "NETWORK" not in listed[name].description
 
 
 def test_resources_are_the_profiles_the_rules_and_the_record_schema(server: SyncClient, repo: Path) -> None:
@@ -56,7 +63,10 @@ def test_resources_are_the_profiles_the_rules_and_the_record_schema(server: Sync
 
 
 def test_a_civic_record_quoting_its_paper_is_admitted(server: SyncClient, civic: dict[str, Any]) -> None:
-    out = server.ok("validate_record", {"record": civic_record(civic)})
+    brief = server.ok("validate_record", {"record": civic_record(civic)})
+    assert "report" not in brief  # the full report on request only (context cost)
+    out = server.ok("validate_record", {"record": civic_record(civic), "details": True})
+    assert {k: v for k, v in out.items() if k != "report"} == brief
     assert out["admitted"] is True and out["overall_status"] == "admitted"
     assert out["use_decisions"] == [{"use": "research_summary", "admission_status": "admitted", "reason_codes": []}]
     assert out["verified_evidence_item_ids"] == ["e"]
@@ -95,7 +105,7 @@ def test_a_misquote_is_rejected_with_the_fix_and_the_loop_admits_the_fixed_recor
 
 def test_get_passage_returns_the_exact_text_and_hash_of_the_pinned_passage(
         server: SyncClient, civic: dict[str, Any], corpus: Path) -> None:
-    report = server.ok("validate_record", {"record": civic_record(civic)})["report"]
+    report = server.ok("validate_record", {"record": civic_record(civic), "details": True})["report"]
     [where] = report["quote_locations"]
     out = server.ok("get_passage", {"work": f"PMID:{civic['pmid']}", "locator": f"#{where['passage']}"})
     assert out["work"] == f"pmid:{civic['pmid']}" and out["named_by"] == "anchor" and out["total"] == 1
@@ -189,7 +199,7 @@ def test_a_model_draft_is_built_with_the_pinned_hash_and_what_needs_a_person_is_
         "evidence": [{"source": "paper", "locator": "body", "text": civic["sentence"], "type": "publication_result",
                       "scope": ["NCBITaxon:9606"]}],
     }
-    step = server.ok("revise_step", {"record": draft})
+    step = server.ok("revise_step", {"record": draft, "details": True})
     [source] = step["record"]["source_artifacts"]
     assert source["sha256"] == civic["sha256"]  # filled from the server's store
     assert step["record"]["evidence_items"][0]["extraction_method"] == "llm_extraction"
@@ -197,6 +207,6 @@ def test_a_model_draft_is_built_with_the_pinned_hash_and_what_needs_a_person_is_
     # ... but research_summary admits no LLM-only evidence: policy, for a person, never fed back
     assert (step["outcome"], step["to_person"], step["feedback"]) == ("to_person", True, [])
     assert "policy" in step["routes"]
-    broken = server.ok("revise_step", {"record": {**draft, "evidence": [{"source": "nowhere"}]}})
+    broken = server.ok("revise_step", {"record": {**draft, "evidence": [{"source": "nowhere"}]}, "details": True})
     assert broken["outcome"] == "feedback" and broken["record"] is None and broken["error"]
     assert broken["feedback"] == [f"draft: {broken['error']}"]

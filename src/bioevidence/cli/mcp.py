@@ -45,6 +45,9 @@ from .model import model_options
                    "[BIOEVIDENCE_WORKSPACE]")
 @click.option("--rounds", type=click.IntRange(1, 20), default=3, show_default=True,
               help="Rounds of the loop revise_step plays (a call may ask for fewer or more).")
+@click.option("--queue", "queue_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Review queue (SQLite, as `bioevidence review --queue`) queue_for_review writes and review_status "
+                   "reads (none: those tools are off).")
 @click.option("--email", help="Contact email for NCBI and Crossref in the ground tool (else $BIOEVIDENCE_EMAIL).")
 @click.option("--resolver", type=click.Choice(["ncbi", "europepmc"]), default="ncbi", show_default=True,
               help="Resolver the ground tool pins with.")
@@ -56,12 +59,13 @@ def mcp(ctx: click.Context, use_http: bool, no_token: bool, host: str, port: int
         no_grounding: bool,
         index_dir: Path | None, references: Path | None, planner: str, judge: str, stance: str,
         vocabularies: tuple[Path, ...], model: str | None,
-        base_url: str | None, model_timeout: float, workspace: Path | None, rounds: int, email: str | None,
-        resolver: str, http_deadline: float | None, **grounding: Any) -> None:
+        base_url: str | None, model_timeout: float, workspace: Path | None, rounds: int, queue_path: Path | None,
+        email: str | None, resolver: str, http_deadline: float | None, **grounding: Any) -> None:
     """Serve the librarian, the gate and the loop to agents over MCP (stdio, or --http).
 
-    Tools: ask, answer, validate_record, revise_step, get_passage and ground (the one tool that uses the
-    network). Resources: bioevidence://profiles, bioevidence://rules, bioevidence://schema/record.
+    Tools: ask, answer, validate_record, revise_step, get_passage, corpus, add_to_index, queue_for_review,
+    review_status, and find, pin and ground (the tools that use the network). Resources:
+    bioevidence://profiles, bioevidence://rules, bioevidence://schema/record.
     The store, grounders, profiles, index and model are configured as for validate, ground and ask
     (--snapshot-dir, else $BIOEVIDENCE_STORE or $BIOEVIDENCE_HOME/store). Needs
     pip install 'bioevidence[mcp]'. Client configurations: docs/mcp.md.
@@ -69,6 +73,7 @@ def mcp(ctx: click.Context, use_http: bool, no_token: bool, host: str, port: int
     \b
     Examples:
       bioevidence mcp --snapshot-dir snapshots/ --index index/ --profile literature-claim
+      bioevidence mcp --snapshot-dir snapshots/ --index index/ --queue review-queue.sqlite
       BIOEVIDENCE_MCP_TOKEN=$(openssl rand -hex 32) bioevidence mcp --http --port 8765
     """
     from ..mcp import TOKEN_ENV, require_sdk
@@ -96,7 +101,7 @@ def mcp(ctx: click.Context, use_http: bool, no_token: bool, host: str, port: int
                           references=references, planner=planner, judge=judge, stance=stance,
                           vocabularies=vocabularies, model=model, base_url=base_url,
                           model_timeout=model_timeout, workspace=workspace, email=email, resolver=resolver,
-                          http_deadline=http_deadline, rounds=rounds)
+                          http_deadline=http_deadline, rounds=rounds, queue=queue_path)
     services = Services(config)
     if use_http:
         from ..mcp.server import check_http, run_http

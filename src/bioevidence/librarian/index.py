@@ -4,6 +4,9 @@ Layout of an index folder::
 
     index.sqlite        docs, passages (printed text, sentence spans, breaks), meta
     bm25/<FIELD>/       one bm25s index per searchable field (NumPy arrays + JSON vocabulary)
+    synonyms.tsv        abbreviation and drug-name pairs mined from the indexed sentences, plus any
+                        pinned vocabulary given to the build (:mod:`.abbreviations`); its SHA-256 is
+                        in ``meta`` (``files``) and checked when it is read
 
 Fields: TITLE, ABSTRACT, TITLE_ABS, BODY, INTRO, METHODS, RESULTS, DISCUSS, CONCL, FIG, TABLE,
 AUTH, JOURNAL, KW, ``_ALL`` (every text field: what an unfielded term searches) and ``_P`` (one
@@ -26,10 +29,11 @@ from typing import Any
 
 from ..errors import ClusterError, ConfigurationError, InputError
 from ..execute import BatchFailed, map_batches
+from .abbreviations import SYNONYMS_FILE, Pair, Synonyms, mine, pinned_vocabulary
 from .analysis import analyze
 from .corpus import Doc, Unit, read_unit, source_units
 
-__all__ = ["DOC_FIELDS", "BuildStats", "LocalIndex", "build_index"]
+__all__ = ["DOC_FIELDS", "BuildStats", "LocalIndex", "build_index", "index_sources"]
 
 DOC_FIELDS = ("TITLE", "ABSTRACT", "TITLE_ABS", "BODY", "INTRO", "METHODS", "RESULTS", "DISCUSS", "CONCL",
               "FIG", "TABLE", "AUTH", "JOURNAL", "KW", "_ALL")
@@ -58,6 +62,7 @@ class BuildStats:
     passages: int
     input_bytes: int
     seconds: float
+    synonyms: int = 0  # abbreviation and name pairs kept with the index (mined + vocabulary)
 
     @property
     def mb_per_s(self) -> float:
@@ -163,11 +168,21 @@ def _bm25_index(per_doc: list[list[str]], where: Path) -> None:
     retriever.save(str(where))
 
 
+def _sentences(doc: Doc) -> Iterator[str]:
+    for p in doc.passages:
+        for a, b in p.sentences:
+            yield p.text[a:b]
+
+
 def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
                 progress: Callable[[str], None] | None = None, docs: Iterable[Doc] = (),
-                scheduler: Any = None) -> BuildStats:
+                scheduler: Any = None, vocabularies: Sequence[Path | str] = ()) -> BuildStats:
     """Build (or rebuild) the index in ``index_dir`` from ``sources`` (and ready-made ``docs``:
     the live backend indexes the pool of one question this way).
+
+    Abbreviation and drug-name pairs are mined from the indexed sentences and written beside the
+    index (``synonyms.tsv``) with the pairs of each pinned ``vocabularies`` file (``name<TAB>synonym``
+    a line); their SHA-256s are recorded in the index's ``meta`` table.
 
     With ``scheduler`` (``"local[:N]"``, a Dask scheduler address or a ``distributed.Client``) the
     documents are read and analysed in shards on Dask workers (which read the sources from the
@@ -177,6 +192,7 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
     if not sources and not extra:
         raise ConfigurationError("no SOURCE given; name a JATS folder, a snapshot folder or a JSONL corpus")
     start = time.perf_counter()
+    vocab = [(Path(v), *pinned_vocabulary(Path(v))) for v in vocabularies]  # refused before anything is built
     # Snapshot folders first: a paper pinned in a catalogue is indexed from its pinned bytes (the
     # hash and title the literature grounder checks), and a copy in a plain JATS folder is skipped.
     # absolute: the index names where each paper's bytes are (records and answers pin from there)
@@ -195,6 +211,7 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
     identities: set[str] = set()
     n_bytes = 0
     n_pass = 0
+    defined: list[list[str]] = []  # each indexed document's sentences holding a parenthesis
 
     def all_docs() -> Iterable[tuple[Doc, list[list[str]]]]:
         for doc in extra:
@@ -209,6 +226,7 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
             if keys & identities:
                 continue
             identities |= keys
+            defined.append([s for s in _sentences(doc) if "(" in s])
             seen.add(doc.doc_id)
             idx = len(seen) - 1
             n_bytes += sum(len(p.text) for p in doc.passages) + len(doc.title)
@@ -229,8 +247,10 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
                 progress(f"indexed {len(seen)} documents")
         if not seen:
             raise InputError("the sources held no documents; check the paths", file=", ".join(map(str, sources)))
-        con.execute("INSERT INTO meta VALUES ('schema', ?), ('sources', ?)",
-                    (str(SCHEMA_VERSION), json.dumps([str(s) for s in sources])))
+        synonyms, record = _synonyms(defined, vocab)
+        con.execute("INSERT INTO meta VALUES ('schema', ?), ('sources', ?), ('files', ?), ('synonyms', ?)",
+                    (str(SCHEMA_VERSION), json.dumps([str(s) for s in ordered]),  # resolved: rebuilt from anywhere
+                     json.dumps({SYNONYMS_FILE: record.pop("sha256")}), json.dumps(record)))
         con.commit()
     except BaseException:
         con.close()
@@ -239,8 +259,43 @@ def build_index(sources: Sequence[Path | str], index_dir: Path | str, *,
     con.close()
     for f, per_doc in tokens.items():
         _bm25_index(per_doc, out / "bm25" / f)
+    from ..io import atomic_write_bytes
+
+    atomic_write_bytes(out / SYNONYMS_FILE, synonyms)
     tmp.replace(db_path)
-    return BuildStats(len(seen), n_pass, n_bytes, time.perf_counter() - start)
+    return BuildStats(len(seen), n_pass, n_bytes, time.perf_counter() - start, record["pairs"])
+
+
+def index_sources(index_dir: Path | str) -> list[Path]:
+    """The SOURCE paths ``index_dir`` was built from (absolute since they are recorded resolved; an
+    index built earlier may hold them as given), for rebuilding it with more; ``[]`` when there is
+    no index there yet."""
+    db = Path(index_dir) / "index.sqlite"
+    if not db.is_file():
+        return []
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key='sources'").fetchone()
+    finally:
+        con.close()
+    return [Path(s) for s in json.loads(row[0])] if row else []
+
+
+def _synonyms(defined: list[list[str]], vocab: list[tuple[Path, list[Pair], str]]) -> tuple[bytes, dict[str, Any]]:
+    """The ``synonyms.tsv`` bytes and what ``meta`` records of them (pairs mined, each vocabulary
+    file's name, SHA-256 and pairs, the table's SHA-256)."""
+    import hashlib
+
+    pairs = dict(mine(defined))
+    for _, given, _ in vocab:
+        for p in given:
+            pairs[p] = pairs.get(p, 0) + 1
+    data = Synonyms.of(pairs).text().encode("utf-8")
+    record: dict[str, Any] = {
+        "pairs": len(pairs), "mined": sum(1 for p in pairs if p.kind != "vocabulary"),
+        "vocabularies": [{"file": path.name, "sha256": sha, "pairs": len(given)} for path, given, sha in vocab],
+        "sha256": hashlib.sha256(data).hexdigest()}
+    return data, record
 
 
 @dataclass(frozen=True)
@@ -293,6 +348,7 @@ class LocalIndex:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._bm25: dict[str, Any] = {}
+        self._synonyms: Synonyms | None = None
         schema = self._con().execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if schema is None or schema[0] != str(SCHEMA_VERSION):
             raise ConfigurationError(f"index {self.path} was built by another version (schema "
@@ -306,6 +362,36 @@ class LocalIndex:
         self.n = len(self.docs)
         pr = self._con().execute("SELECT doc, pidx FROM passages ORDER BY pidx").fetchall()
         self.passage_doc = [r[0] for r in pr]
+
+    def meta(self, key: str) -> Any:
+        """A JSON value of the index's ``meta`` table (None when the index has none)."""
+        row = self._con().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def synonyms(self) -> Synonyms:
+        """The abbreviation and name pairs built with this index (empty for an index built before
+        they were), read once; the file must hash to the SHA-256 recorded at build time."""
+        with self._lock:
+            if self._synonyms is None:
+                self._synonyms = self._read_synonyms()
+            return self._synonyms
+
+    def _read_synonyms(self) -> Synonyms:
+        import hashlib
+
+        from ..errors import IntegrityError
+        from ..io import read_limited
+
+        files = self.meta("files") or {}
+        expected = files.get(SYNONYMS_FILE) if isinstance(files, dict) else None
+        if expected is None:
+            return Synonyms()
+        path = self.path / SYNONYMS_FILE
+        data = read_limited(path) if path.is_file() else b""
+        if hashlib.sha256(data).hexdigest() != expected:
+            raise IntegrityError(f"{path} does not hash to the SHA-256 the index recorded; rebuild the index with "
+                                 "`bioevidence index build SOURCE... --index DIR`", sha256=expected, path=str(path))
+        return Synonyms.read(path)
 
     def _con(self) -> sqlite3.Connection:
         con = getattr(self._local, "con", None)

@@ -8,8 +8,13 @@ Recognised in a question: genes written as symbols; a gene with its variant or i
 (``EGFR T790M``, ``BRAF V600E``, ``AR-V7``, ``EGFR exon 19 deletion``, ``EML4-ALK``, histone
 ``H3 K27M``); cell types by name; therapies and diseases by name (case-insensitive, longest
 first) and diseases by the initials of a multi-word name written in capitals (``NSCLC``, ``AML``).
-A previous symbol or alias that is an everyday word or a clinical abbreviation (``ALL``, ``ER``,
-``CML``, ``PR``, ``OS`` as aliases of other genes) is not a gene mention; approved symbols are.
+Approved symbols are gene mentions (a hyphen is read through: ``GATA-3`` is GATA3, ``IL-6`` IL6).
+A previous symbol or alias (``HER2``, ``ROS``, ``B12``) is one only when the question is about a
+gene and the token has no stronger reading (:mod:`.alias_gate`): a variant after it, a gene word
+near it ("mutation", "expression", "amplification" …) or another gene in the question; and never
+a clinical abbreviation (``ALL``, ``ER``, ``CML``), unit, vitamin, a letter and digits (``B12``,
+``E2``), a Cell Ontology abbreviation (``HSC``), or a short form the indexed corpus defines as
+something else (``ROS``: "reactive oxygen species").
 """
 
 from __future__ import annotations
@@ -24,8 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigurationError
+from .alias_gate import NOT_GENE_ALIASES, GeneMention, Readings, alias_verdict, gene_tokens, name_keys, pick_gene
 
-__all__ = ["Entity", "Lexicon", "default_lexicon"]
+__all__ = ["Entity", "Lexicon", "Readings", "default_lexicon"]
 
 HGNC_FILE = "hgnc_complete_set_2026-09-30.tsv.gz"
 CL_FILE = "cl_2026-06-08.obo.gz"
@@ -41,13 +47,6 @@ _AMBIGUOUS = frozenset(
 )
 
 
-# Aliases and previous symbols that are clinical abbreviations or words, never read as genes.
-_NOT_GENE_ALIASES = frozenset(
-    [
-        "ALL", "AML", "CML", "CLL", "MDS", "ER", "PR", "OS", "PFS", "DFS", "RFS", "ORR", "CR", "SD", "PD", "HCC",
-        "CRC", "MM", "NHL", "DLBCL", "GIST", "RCC", "TNBC", "SCLC", "NSCLC", "GBM", "HNSCC", "ESCC", "OR", "AR",
-    ]
-)
 _PROTEIN_CHANGE = re.compile(r"^(?:p\.)?[ACDEFGHIKLMNPQRSTVWY](\d{1,4})(?:[ACDEFGHIKLMNPQRSTVWY*]|fs\*?\d*|del|dup|"
                              r"ins[A-Z]+|X)$")
 _ISOFORM = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(V\d{1,2})\b")
@@ -89,6 +88,9 @@ class Lexicon:
     acronyms: dict[str, Entity] = field(default_factory=dict)  # disease initials (NSCLC) -> entity
     max_term_words: int = 1
     approved: set[str] = field(default_factory=set)
+    names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # HGNC id -> its names' words (name_keys)
+    cell_abbreviations: set[str] = field(default_factory=set)  # Cell Ontology synonyms written as "HSC"
+    shared: dict[str, tuple[Entity, ...]] = field(default_factory=dict)  # an alias of several protein-coding genes
     releases: list[dict[str, str]] = field(default_factory=list)  # what it was read from (name, version, sha256)
 
     @classmethod
@@ -107,6 +109,7 @@ class Lexicon:
             reader = csv.DictReader(fh, delimiter="\t")
             approved: dict[str, Entity] = {}
             aliases: list[tuple[str, Entity]] = []
+            coding: set[str] = set()
             for row in reader:
                 if row.get("status") != "Approved":
                     continue
@@ -117,10 +120,20 @@ class Lexicon:
                     "hgnc_id"], sym, tuple(dict.fromkeys([sym, *prev, *alias, row["name"],
                 ])))
                 approved[sym] = ent
+                if row.get("locus_group") == "protein-coding gene":
+                    coding.add(ent.id)
+                self.names[ent.id] = name_keys(row.get("name") or "", row.get("alias_name") or "",
+                                               row.get("prev_name") or "")
                 aliases.extend((s, ent) for s in (*prev, *alias))
+        listed: dict[str, dict[str, Entity]] = {}
         for s, ent in aliases:  # an approved symbol always wins over someone else's alias
-            if s not in approved and s not in self.genes and s.upper() not in _NOT_GENE_ALIASES:
-                self.genes[s] = ent
+            if s not in approved and s.upper() not in NOT_GENE_ALIASES:
+                listed.setdefault(s, {})[ent.id] = ent
+        for s, ents in listed.items():  # an alias of several genes: the protein-coding ones, if any
+            preferred = [e for e in ents.values() if e.id in coding] or list(ents.values())
+            self.genes[s] = preferred[0]
+            if len(preferred) > 1:
+                self.shared[s] = tuple(preferred)
         self.genes.update(approved)
         self.approved.update(approved)
 
@@ -133,6 +146,8 @@ class Lexicon:
             if not m_id or not m_name or "\nis_obsolete: true" in block:
                 continue
             syns = re.findall(r'^synonym: "([^"]+)" EXACT', block, re.M)
+            self.cell_abbreviations.update(a for a in re.findall(r'^synonym: "([A-Za-z0-9-]{2,10})" ', block, re.M)
+                                           if any(c.isupper() for c in a))
             ent = Entity("cell_type", m_id.group(1), m_name.group(1), tuple(dict.fromkeys([
                 m_name.group(1), *syns,
             ])))
@@ -208,18 +223,46 @@ class Lexicon:
         found.setdefault(key, Entity("variant", f"{gene.id}:{label.split(' ', 1)[-1]}", label,
                                      tuple(dict.fromkeys((label, *extra))), label))
 
-    def recognise(self, question: str) -> list[Entity]:
-        """Genes (symbols written as such), variants, cell types (longest name match), therapies
-        and diseases mentioned in ``question`` (see module docstring)."""
-        found: dict[str, Entity] = {}
-        self._variants(question, found)
-        raw = re.findall(r"[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9]", question)
-        for tok in dict.fromkeys(t for whole in raw for t in (whole, *whole.split("-"))):
+    def gene_mentions(self, question: str, readings: Readings | None = None) -> list[GeneMention]:
+        """Every token of ``question`` the HGNC release lists (approved symbol, previous symbol or
+        alias), with whether it is read as that gene and why (:mod:`.alias_gate`)."""
+        out: list[GeneMention] = []
+        approved: set[str] = set()
+        later: list[tuple[str, str, int]] = []
+        for tok, written, pos in gene_tokens(question, self.approved, self.genes):
             if tok in _AMBIGUOUS or not (tok.isupper() or any(c.isdigit() for c in tok)) or len(tok) < 3:
                 continue
             ent = self.genes.get(tok)
-            if ent is not None and any(c.isalpha() for c in tok):
-                found.setdefault(ent.id, Entity(ent.kind, ent.id, ent.label, ent.synonyms, tok))
+            if ent is None or not any(c.isalpha() for c in tok):
+                continue
+            if tok in self.approved:
+                approved.add(ent.id)
+                out.append(GeneMention(written, ent, True, "approved symbol"))
+            else:
+                later.append((tok, written, pos))
+        for tok, written, pos in later:
+            ent = self.genes[tok]
+            if tok in self.shared:  # several genes: the one the corpus defines it as, else none
+                chosen = pick_gene(tok, self.shared[tok], self, readings)
+                if chosen is None:
+                    out.append(GeneMention(written, ent, False, f"alias of {len(self.shared[tok])} genes"))
+                    continue
+                ent = chosen
+            ok, why = alias_verdict(tok, pos, question, ent, approved - {ent.id}, self, readings)
+            out.append(GeneMention(written, ent, ok, why))
+        return out
+
+    def recognise(self, question: str, readings: Readings | None = None) -> list[Entity]:
+        """Genes (symbols written as such; aliases in a gene context only), variants, cell types
+        (longest name match), therapies and diseases mentioned in ``question`` (see module
+        docstring). ``readings`` is what the indexed corpus says a short form stands for
+        (:meth:`.abbreviations.Synonyms.readings`)."""
+        found: dict[str, Entity] = {}
+        self._variants(question, found)
+        for m in self.gene_mentions(question, readings):
+            if m.gene:
+                found.setdefault(m.entity.id, Entity(m.entity.kind, m.entity.id, m.entity.label, m.entity.synonyms,
+                                                     m.token))
         words = re.findall(r"[a-z0-9][a-z0-9+-]*", question.lower())
         i = 0
         while i < len(words):

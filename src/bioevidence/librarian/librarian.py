@@ -137,8 +137,8 @@ class Librarian:
             from .llm_planner import LLMPlanner
 
             planner = LLMPlanner(llm, local_only=backend is None)
-        elif planner in (None, "offline"):
-            planner = OfflinePlanner(lexicon)
+        elif planner in (None, "offline"):  # with the abbreviation and drug-name pairs kept with the index
+            planner = OfflinePlanner(lexicon, synonyms=self.index.synonyms() if self.index is not None else None)
         if judge == "llm":
             judge = LLMJudge(llm)
         elif judge in (None, "offline"):

@@ -1,11 +1,15 @@
 """Planners turn a question into up to N complementary Europe PMC subqueries.
 
 The offline planner (the embedded default) needs no model: it recognises genes and cell types
-with :class:`~bioevidence.librarian.lexicon.Lexicon`, expands them with pinned synonyms, and
+with :class:`~bioevidence.librarian.lexicon.Lexicon`, expands them with pinned synonyms, adds the
+other names the index's corpus gives a drug or an abbreviation (:mod:`.abbreviations`: a drug's
+code and brand names join the broad query; an abbreviation's long form, or a long form's short
+one, is credited by the judge, and searched too when the ``abbreviation`` weight is set), and
 builds the reference project's tier mix: broad plain-text queries, synonym-expanded fielded
-queries (at most one AND), and high-precision phrase queries. Every subquery it emits is
-validated by :func:`~bioevidence.librarian.query.validate` (so it is valid by construction and
-checked anyway); if all were rejected the planned ones would be searched unchanged.
+queries (at most one AND), and high-precision phrase queries.
+Every subquery it emits is validated by :func:`~bioevidence.librarian.query.validate` (so it is
+valid by construction and checked anyway); if all were rejected the planned ones would be
+searched unchanged.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from .abbreviations import Synonyms
 from .analysis import STOPWORDS, raw_tokens
 from .lexicon import Entity, Lexicon
 from .query import validate
@@ -21,7 +26,7 @@ from .query import validate
 __all__ = ["DEFAULT_WEIGHTS", "MAX_SUBQUERIES", "OfflinePlanner", "Plan", "SubQuery"]
 
 MAX_SUBQUERIES = 7
-DEFAULT_WEIGHTS = {"broad": 1.0, "synonym": 0.15, "phrase": 0.0, "title": 0.1}
+DEFAULT_WEIGHTS = {"broad": 1.0, "synonym": 0.15, "phrase": 0.0, "title": 0.1, "abbreviation": 0.0}
 _QUESTION_WORDS = frozenset(
     [
         "does", "do", "is", "are", "can", "could", "what", "which", "how", "why", "when", "whether", "role",
@@ -79,18 +84,25 @@ class OfflinePlanner:
     fields: tuple[str, ...] = ("TITLE_ABS",)
     #: Fusion weight per subquery kind (scores are max-normalised per subquery, then summed).
     #: Tuned on SciFact *train* only (docs/librarian.md): a title subquery at 0.1 and synonyms at
-    #: 0.15 beat plain BM25; the word-pair phrase subquery hurt there (-0.007), so it is off (0).
+    #: 0.15 beat plain BM25; the word-pair phrase subquery hurt there (-0.007), so it is off (0), as
+    #: is the corpus-abbreviation subquery (-0.0015 at 0.15; the judge still credits long forms).
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    #: Abbreviation and name pairs kept with the index (``LocalIndex.synonyms()``); None: none.
+    synonyms: Synonyms | None = None
 
     def plan(self, question: str) -> Plan:
         words = content_words(question)
-        entities = self.lexicon.recognise(question) if self.lexicon is not None else []
+        readings = self.synonyms.readings if self.synonyms is not None else None
+        entities = self.lexicon.recognise(question, readings) if self.lexicon is not None else []
+        found = self.synonyms.expand(question) if self.synonyms is not None else []
+        names = [alt for _, kind, alts in found if kind == "name" for alt in alts]
         subs: list[SubQuery] = []
         if words:
-            subs.append(SubQuery(" OR ".join(_q(w) for w in words), "broad", self.weights["broad"]))
+            broad = list(dict.fromkeys([*map(_q, words), *map(_q, names)]))
+            subs.append(SubQuery(" OR ".join(broad), "broad", self.weights["broad"]))
         mention_words = {w for e in entities for w in raw_tokens(e.mention)}
         others = [w for w in words if w not in mention_words]
-        expansions: list[str] = []
+        expansions: list[str] = list(names)
         field_name = self.fields[0]
         for ent in entities:
             syns = [s for s in ent.synonyms if 2 <= len(s) <= 60][:8]
@@ -108,6 +120,17 @@ class OfflinePlanner:
         if pairs and self.weights.get("phrase", 0) > 0:
             subs.append(SubQuery(f"{field_name}:(" + " OR ".join(_q(p) for p in pairs[:10]) + ")", "precise",
                                  self.weights["phrase"]))
+        # One subquery for the question's abbreviations with their long forms (and long forms with
+        # their abbreviations), as the corpus defines them; a gene's are its HGNC names above.
+        named = {e.mention.lower() for e in entities}
+        abbreviated = [(m, alts) for m, kind, alts in found if kind == "abbreviation" and m.lower() not in named]
+        expansions.extend(a for _, alts in abbreviated for a in alts)
+        if abbreviated and self.weights.get("abbreviation", 0) > 0:
+            own = {w for m, _ in abbreviated for w in raw_tokens(m)}
+            group = " OR ".join(dict.fromkeys(_q(t) for m, alts in abbreviated for t in (m, *alts)))
+            rest = " OR ".join(_q(w) for w in [w for w in words if w not in own][:12])
+            subs.append(SubQuery(f"{field_name}:({group})" + (f" AND ({rest})" if rest else ""), "synonym",
+                                 self.weights["abbreviation"]))
         subs = list({s.query: s for s in subs}.values())[: self.max_subqueries]
         plan = Plan(question, [], entities, expansions)
         for s in subs:

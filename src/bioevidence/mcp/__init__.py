@@ -2,17 +2,23 @@
 
 An interface, like ``cli/``: it owns no logic. Every tool calls the stage API a Python user
 calls (``Validator``, ``feedback_lines``/``revision_flow``, ``LiteratureGrounder`` with
-``locators.target``, ``sources.ground``, ``Librarian``), over the settings the CLI uses.
+``locators.target``, ``sources.ground`` and ``Pinner``, ``build_index``, ``Librarian`` over the
+local index or Europe PMC, ``ReviewQueue``), over the settings the CLI uses.
 
 ::
 
-    config.py    ServerConfig: store, grounders, profiles, index, model, workspace (no SDK import)
-    services.py  Services: the loaded gate, literature grounder and librarian, behind locks
-    tools.py     one function per tool: values in, plain JSON values out; BioevidenceError on bad input
+    config.py    ServerConfig: store, grounders, profiles, index, model, workspace, queue (no SDK import)
+    services.py  Services: the loaded gate, literature grounder and librarian, behind locks; the HTTP client
+    tools.py     the gate, the loop, passages, ground, ask, find, answer: values in, plain JSON values out
+    corpus.py    pin, add_to_index, corpus: papers an agent found, into the store and the index
+    review.py    queue_for_review, review_status: a record handed to a person, and the decision
+    views.py     what a result holds by default, and what ``details: true`` adds
     models.py    the tools' structured outputs (pydantic models; their JSON Schemas are published)
-    server.py    the MCP server on the official SDK: tools, resources, errors, stdio and HTTP
+    specs.py     the tools as published: argument schemas, descriptions, annotations
+    server.py    the MCP server on the official SDK: resources, errors, stdio and HTTP
 
-The SDK (``pip install 'bioevidence[mcp]'``) is imported only by ``models.py`` and ``server.py``;
+A tool function raises ``BioevidenceError`` on bad input. The SDK (``pip install
+'bioevidence[mcp]'``) is imported only by ``models.py``, ``specs.py`` and ``server.py``;
 ``import bioevidence`` never imports it.
 """
 

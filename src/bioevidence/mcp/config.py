@@ -3,9 +3,10 @@
 Built by ``cli/mcp.py`` from the same flags and environment as ``validate``, ``ground`` and
 ``ask`` (``--snapshot-dir`` or ``$BIOEVIDENCE_STORE`` / ``$BIOEVIDENCE_HOME/store``, the grounder
 flags or a profile's ``grounders:`` section, ``--no-grounding``, ``--profile``, ``--index``,
-``--model`` with ``--base-url`` or ``$OPENAI_BASE_URL``). A tool argument never names a path
-outside these: a record file is read only inside ``workspace``, a profile is chosen by name
-among the built-ins and the ``--profile`` files given here.
+``--model`` with ``--base-url`` or ``$OPENAI_BASE_URL``, ``--queue``). A tool argument never names
+a path outside these: a record file is read only inside ``workspace``, a profile is chosen by name
+among the built-ins and the ``--profile`` files given here. Tools write only the store (``ground``,
+``pin``, ``find``), the index (``add_to_index``) and the review queue (``queue_for_review``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class ServerConfig:
     resolver: str = "ncbi"
     http_deadline: float | None = None
     rounds: int = 3
+    queue: Path | None = None
 
     def __post_init__(self) -> None:
         if not {self.planner, self.judge, self.stance} <= set(PLANNERS):
@@ -59,6 +61,19 @@ class ServerConfig:
             raise ConfigurationError(f"--workspace {self.workspace} is not a folder")
         if self.rounds < 1:
             raise ConfigurationError("--rounds must be at least 1")
+        if self.queue is not None:
+            self.check_queue()
+
+    def check_queue(self) -> None:
+        """The review queue is written by ``queue_for_review``: refuse it inside the store (pinned inputs)
+        or the index (rewritten by ``add_to_index``), as the CLI's output guard does (``io.refuse_output``)."""
+        from ..io import refuse_output
+
+        assert self.queue is not None
+        if not Path(self.queue).parent.is_dir():
+            raise ConfigurationError(f"--queue {self.queue}: its folder does not exist")
+        folders = [f for f in (self.snapshot_dir, self.index) if f is not None]
+        refuse_output(Path(self.queue), folders=folders, what="--queue")
 
     @property
     def snapshot_dir(self) -> Path | None:
@@ -80,4 +95,5 @@ class ServerConfig:
             "workspace": str(self.workspace) if self.workspace is not None else None,
             "resolver": self.resolver,
             "rounds": self.rounds,
+            "queue": str(self.queue) if self.queue is not None else None,
         }

@@ -22,37 +22,22 @@ import hmac
 import socket
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import AnyHttpUrl, BaseModel, Field, ValidationError
+from mcp_types import CallToolResult, TextContent
+from pydantic import AnyHttpUrl, BaseModel, ValidationError
 
 from .._version import __version__
 from ..errors import BioevidenceError, ConfigurationError, llm_json, safe_message
-from . import tools
-from .models import AnswerOut, AskOut, GroundOut, PassagesOut, ReviseStepOut, ValidationOut
 from .services import Services
+from .specs import INSTRUCTIONS, tool_list
 
 T = TypeVar("T")
-
-INSTRUCTIONS = """\
-bioevidence checks evidence records against pinned sources. Before you answer with a claim, put it \
-in a record and call validate_record: only an 'admitted' verdict means the gate confirmed it. \
-Fixable findings come back as exact corrections from revise_step (send your revision with the \
-earlier ones in 'previous'); other findings go to a person and cannot be fixed by rewording. \
-Quote papers verbatim: get_passage returns the pinned text behind a locator. ask finds verbatim \
-evidence in the local index; answer cites only evidence the gate verified. ground is the only \
-tool that uses the network: it pins the papers a record cites. Resources: bioevidence://profiles, bioevidence://rules, bioevidence://schema/record."""
-
-RECORD = "An evidence record (JSON object; schema: resource bioevidence://schema/record)."
-PROFILE = ("A built-in profile name (resource bioevidence://profiles) or a profile the server was started "
-           "with; default: the server's --profile, else the record's profile_id.")
-
 
 # -- errors -------------------------------------------------------------------------------------
 
@@ -75,9 +60,12 @@ def _describe(exc: ValidationError, tool: str) -> str:
 
 def tool_result(out: BaseModel) -> CallToolResult:
     """A tool's structured output as a result whose text is written by the LLM-facing JSON policy
-    (the SDK would write it with invisible characters raw); the structured content is the same value."""
-    data = out.model_dump(mode="json", by_alias=True)
-    return CallToolResult(content=[TextContent(type="text", text=llm_json(data, indent=2))], structured_content=data)
+    (the SDK would write it with invisible characters raw); the structured content is the same value.
+    Keys left unset (optional, ``None``: e.g. what ``details`` adds) are left out, and the text is
+    compact JSON: a model reads it, and every byte costs context."""
+    data = out.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    return CallToolResult(content=[TextContent(type="text", text=llm_json(data, compact=True))],
+                          structured_content=data)
 
 
 def as_tool_errors(fn: Callable[..., T]) -> Callable[..., T]:
@@ -116,115 +104,6 @@ class BioevidenceMCP(MCPServer):
             if not isinstance(exc, UnexpectedToolError) and isinstance(exc.__cause__, ValidationError):
                 return usage_error(_describe(exc.__cause__, name))
             raise
-
-
-# -- tools --------------------------------------------------------------------------------------
-
-def _tool(fn: Callable[..., Any], title: str, *, read_only: bool = True, network: bool = False) -> Tool:
-    spec = Tool.from_function(as_tool_errors(fn), name=fn.__name__, annotations=ToolAnnotations(
-        # a tool that goes online is not idempotent: ground with refresh may pin newer bytes
-        title=title, read_only_hint=read_only, destructive_hint=False, idempotent_hint=not network,
-        open_world_hint=network), structured_output=True)
-    spec.parameters["additionalProperties"] = False
-    return spec
-
-
-def tool_list(services: Services) -> list[Tool]:
-    """The server's tools, each a thin shell over :mod:`.tools`."""
-
-    def validate_record(
-        record: Annotated[dict[str, Any] | None, Field(description=RECORD)] = None,
-        path: Annotated[str | None, Field(description="Instead of 'record': a .json/.yaml record file, relative "
-                                          "to the server's --workspace (never outside it).",
-                                          min_length=1, max_length=4096)] = None,
-        profile: Annotated[str | None, Field(description=PROFILE, max_length=200)] = None,
-    ) -> ValidationOut:
-        """Check one evidence record with the gate: the verdict per requested use (admitted, review_required,
-        rejected) and every finding with its rule code, route and fix. Quotes are checked against the
-        pinned papers; only 'admitted' means the gate confirmed the record."""
-        return ValidationOut.model_validate(tools.validate_record(services, record, path, profile))
-
-    def revise_step(
-        record: Annotated[dict[str, Any], Field(description="This round's proposal: a record, or a draft "
-                                                "(sources/evidence) built into one.")],
-        previous: Annotated[list[dict[str, Any]] | None, Field(description="The earlier rounds' proposals, "
-                                                               "oldest first (none for round 1).",
-                                                               max_length=20)] = None,
-        profile: Annotated[str | None, Field(description=PROFILE, max_length=200)] = None,
-        rounds: Annotated[int | None, Field(description="Rounds in the loop (default: the server's --rounds).",
-                                            ge=1, le=20)] = None,
-    ) -> ReviseStepOut:
-        """One round of the feedback loop revise(): validates the proposal (carrying evidence verified in
-        earlier rounds), decides admitted / feedback / to a person, and returns the feedback lines revise()
-        would send to the model (one per fixable finding, with the exact fix). Findings that need
-        judgment are never fed back: they go to a person."""
-        return ReviseStepOut.model_validate(tools.revise_step(services, record, previous, profile, rounds))
-
-    def get_passage(
-        work: Annotated[str, Field(description="pmid:N, pmcid:PMCN or doi:10.… of a pinned work.",
-                                   min_length=1, max_length=300)],
-        locator: Annotated[str, Field(description="Where in the paper: a passage id (#n88, pmid:1#p4), a part "
-                                      "(abstract, title, references), a section (Results, Methods) or a label "
-                                      "(Table 2, Figure 1).", min_length=1, max_length=500)],
-        limit: Annotated[int, Field(description="Most passages returned.", ge=1, le=500)] = 20,
-    ) -> PassagesOut:
-        """The pinned text a locator names in one work: each passage's printed text (exactly what the gate
-        checks quotes against), its id, part, section, label and the SHA-256 of the bytes it came from."""
-        return PassagesOut.model_validate(tools.get_passage(services, work, locator, limit))
-
-    def ground(
-        record: Annotated[dict[str, Any], Field(description=RECORD)],
-        refresh: Annotated[bool, Field(description="Resolve works again even when pinned (a retraction may "
-                                       "have appeared).")] = False,
-    ) -> GroundOut:
-        """NETWORK: the one tool that goes online. Resolves the publications the record cites (NCBI
-        E-utilities, Europe PMC, Crossref), pins their bytes into the server's snapshot folder, and returns
-        the record with sha256, observed_sha256 and retrieved_at filled in. Validate it afterwards."""
-        return GroundOut.model_validate(tools.ground(services, record, refresh))
-
-    def ask(
-        question: Annotated[str, Field(description="A question in plain language (read as a claim for stance).",
-                                       min_length=1, max_length=2000)],
-        top_k: Annotated[int, Field(description="Sentences returned (as `bioevidence ask --top-k`).", ge=1,
-                                    le=200)] = 10,
-        papers: Annotated[int | None, Field(description="Most papers the sentences come from (default: the "
-                                            "librarian's).", ge=1, le=200)] = None,
-        include_retracted: Annotated[bool, Field(description="Also return sentences of retracted papers "
-                                                 "(flagged); by default they are withheld and listed.")] = False,
-    ) -> AskOut:
-        """Find evidence in the local index: the question's best verbatim sentences across the pinned papers,
-        each with its stance (supports / contradicts / neutral / undetermined; neutral when it is not about the
-        question), locator, offsets into its passage and the SHA-256 of its paper, plus source_artifacts and
-        evidence_items ready for a record."""
-        return AskOut.model_validate(tools.ask(services, question, top_k, papers, include_retracted))
-
-    def answer(
-        question: Annotated[str, Field(description="A question in plain language (read as a claim).", min_length=1,
-                                       max_length=2000)],
-        top_k: Annotated[int, Field(description="Sentences considered (as ask).", ge=1, le=200)] = 10,
-        papers: Annotated[int | None, Field(description="Most papers considered (as ask).", ge=1, le=200)] = None,
-        max_papers: Annotated[int, Field(description="Papers quoted per stance in the answer.", ge=1,
-                                         le=20)] = 3,
-    ) -> AnswerOut:
-        """A cited answer to a question (as `bioevidence answer`): its direction (supports, contradicts, mixed,
-        undetermined or insufficient) decided from the papers' stances, a verdict saying it in words, and the
-        sentences that decided it grouped by paper; with the server's --model, a short synthesis. Every
-        sentence cites item numbers, and the answer's evidence record is validated against the pinned papers
-        first: only items the gate verified are cited, the others are left out and named. Returns the record
-        and the gate's verdict on it too."""
-        return AnswerOut.model_validate(tools.answer(services, question, top_k, papers, max_papers))
-
-    config = services.config
-    model = "llm" in (config.planner, config.judge, config.stance)  # ask talks to the model
-
-    return [
-        _tool(ask, "Find verbatim evidence", network=model),
-        _tool(answer, "Answer with cited, gate-verified evidence", network=model or config.model is not None),
-        _tool(validate_record, "Validate a record"),
-        _tool(revise_step, "One round of the feedback loop"),
-        _tool(get_passage, "Read a pinned passage"),
-        _tool(ground, "Pin cited papers (network)", read_only=False, network=True),
-    ]
 
 
 # -- resources ----------------------------------------------------------------------------------
@@ -274,8 +153,12 @@ def add_resources(server: MCPServer, services: Services) -> None:
 
 def build_server(services: Services, **settings: Any) -> BioevidenceMCP:
     """The MCP server over ``services`` (``settings`` go to ``MCPServer``: auth, token verifier)."""
+    import logging
+
+    # bm25s sets its own logger to DEBUG; under the SDK's log handler every add_to_index would fill the log
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
     server = BioevidenceMCP("bioevidence", title="bioevidence", version=__version__, instructions=INSTRUCTIONS,
-                            tools=tool_list(services), log_level="WARNING", **settings)
+                            tools=tool_list(services, as_tool_errors), log_level="WARNING", **settings)
     add_resources(server, services)
     return server
 

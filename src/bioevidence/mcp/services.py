@@ -2,8 +2,11 @@
 literature grounder behind it, and the librarian, built from a :class:`ServerConfig`.
 
 Tool calls run on worker threads; the gate and the librarian each sit behind a lock, so a
-grounder's caches and the index are used by one call at a time. ``ground`` swaps in a gate
-that sees the newly pinned works (:meth:`Services.reload`) under the same lock.
+grounder's caches and the index are used by one call at a time. ``ground`` and ``pin`` swap in a
+gate that sees the newly pinned works (:meth:`Services.reload`) under the same lock;
+``add_to_index`` rebuilds the index under the librarian's lock and drops the librarian, so the next
+``ask`` opens the new index. The tools that go online share one HTTP client, so each service's
+rate and concurrency limits hold across calls, as they do within one ``bioevidence ground`` run.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ class Services:
         self.config = config
         self.gate_lock = threading.RLock()
         self.ask_lock = threading.Lock()
-        self.ground_lock = threading.Lock()
+        self.ground_lock = threading.Lock()  # the store's writers: ground, pin, find
+        self._http_lock = threading.Lock()
+        self._http: Any = None
         # configured profiles, by id and by file stem (a tool names one of these or a built-in)
         self._named: dict[str, Any] = {}
         self.default_profile: Any = None
@@ -95,13 +100,39 @@ class Services:
         raise ConfigurationError("no pinned literature is configured: start the server with --snapshot-dir DIR "
                                  "(a folder with literature.json) or set BIOEVIDENCE_STORE")
 
-    def store_dir(self) -> Path:
-        """The snapshot folder ``ground`` pins into."""
+    def store_dir(self, tool: str) -> Path:
+        """The snapshot folder ``ground``, ``pin`` and ``find`` pin into (``tool`` names the asker)."""
         folder = self.config.snapshot_dir
         if folder is None:
-            raise ConfigurationError("ground needs a snapshot folder to pin into: start the server with "
+            raise ConfigurationError(f"{tool} needs the server's snapshot folder: start the server with "
                                      "--snapshot-dir DIR or set BIOEVIDENCE_STORE")
         return folder
+
+    def http(self) -> Any:
+        """The server's one HTTP client (``sources.http``, configured as ``bioevidence ground``: its
+        environment, ``--email``, ``--http-deadline``); it lives as long as the server."""
+        with self._http_lock:
+            if self._http is None:
+                from ..sources.http import HttpClient, HttpConfig
+
+                self._http = HttpClient(HttpConfig.from_env(email=self.config.email,
+                                                            deadline=self.config.http_deadline))
+            return self._http
+
+    def queue_path(self) -> Path:
+        """The review queue ``queue_for_review`` writes and ``review_status`` reads."""
+        if self.config.queue is None:
+            raise ConfigurationError("no review queue is configured: start the server with --queue FILE (the "
+                                     "SQLite file `bioevidence review` and `bioevidence serve` use)")
+        return Path(self.config.queue)
+
+    def index_dir(self) -> Path:
+        """The librarian's index folder (``--index``)."""
+        if self.config.index is None:
+            raise ConfigurationError("no librarian index is configured: start the server with --index DIR "
+                                     "(built by `bioevidence index build SOURCE... --index DIR`, or an empty "
+                                     "folder add_to_index builds)")
+        return Path(self.config.index)
 
     # -- records named by path ---------------------------------------------------------------------
     def read_record(self, path: str) -> tuple[dict[str, Any], bool]:
@@ -133,15 +164,27 @@ class Services:
                             self.config.model)
         return self._llm
 
-    def librarian(self) -> Any:
-        """The librarian over ``--index`` (built on first use: the lexicon takes a second to load)."""
-        if self.config.index is None:
-            raise ConfigurationError("no librarian index is configured: start the server with --index DIR "
-                                     "(built by `bioevidence index build SOURCE... --index DIR`)")
-        if self._librarian is None:
-            from ..librarian.librarian import Librarian
+    def librarian(self, backend: Any = None) -> Any:
+        """The librarian over ``--index`` (built on first use: the lexicon takes a second to load), or,
+        with ``backend``, a new one over that backend (``find``: Europe PMC) with the same settings."""
+        from ..librarian.librarian import Librarian
 
-            self._librarian = Librarian(self.config.index, references=self.config.references,
-                                        vocabularies=self.config.vocabularies, planner=self.config.planner,
-                                        judge=self.config.judge, llm=self.llm())
+        settings = {"references": self.config.references, "vocabularies": self.config.vocabularies,
+                    "planner": self.config.planner, "judge": self.config.judge, "llm": self.llm()}
+        if backend is not None:
+            return Librarian(backend=backend, **settings)
+        index = self.index_dir()
+        if self._librarian is None:
+            if not (index / "index.sqlite").is_file():
+                raise ConfigurationError(f"the index folder {index} holds no index yet: pin works and call "
+                                         "add_to_index, or build one with `bioevidence index build SOURCE... "
+                                         f"--index {index}`")
+            self._librarian = Librarian(index, **settings)
         return self._librarian
+
+    def drop_librarian(self) -> None:
+        """Forget the librarian (its index was rebuilt); the next ``ask`` opens the new one. Called
+        under ``ask_lock``."""
+        if self._librarian is not None and self._librarian.index is not None:
+            self._librarian.index.close()
+        self._librarian = None

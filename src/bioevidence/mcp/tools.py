@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InputError, SourceError, excerpt
+from ..errors import InputError, RetrievalError, SourceError, excerpt
+from . import views
 from .services import Services
 
 #: What a passage's bytes are, by where :class:`LiteratureGrounder` took it from.
@@ -29,7 +30,7 @@ def report_view(report: Any) -> dict[str, Any]:
     full = report.to_dict()
     findings = []
     for finding, shown in zip(report.findings, full["findings"], strict=True):
-        findings.append({**shown, "route": route_of(finding)})
+        findings.append({**shown, "route": route_of(finding), "fix": shown.get("fix")})
     return {
         "record_id": full["record_id"],
         "overall_status": report.overall_status,
@@ -63,24 +64,49 @@ def _record_argument(services: Services, record: dict[str, Any] | None, path: st
 
 
 def validate_record(services: Services, record: dict[str, Any] | None = None, path: str | None = None,
-                    profile: str | None = None) -> dict[str, Any]:
+                    profile: str | None = None, details: bool = False) -> dict[str, Any]:
     """Validate one record (inline, or a file inside the workspace) with the server's gate."""
     value, floats = _record_argument(services, record, path)
     validator = services.validator(profile)
     with services.gate_lock:
         report = validator.validate(value, floats=floats)
-    return report_view(report)
+    out = views.validation(report_view(report), details)
+    assert out is not None
+    return out
 
 
 # -- the loop -----------------------------------------------------------------------------------
 
 def revise_step(services: Services, record: dict[str, Any], previous: list[dict[str, Any]] | None = None,
-                profile: str | None = None, rounds: int | None = None) -> dict[str, Any]:
+                profile: str | None = None, rounds: int | None = None, details: bool = False) -> dict[str, Any]:
     """One round of ``revise()``: the loop replayed over ``previous`` proposals, then ``record``.
 
     The server validates every proposal itself (it never takes a verdict from the caller), so
     carried evidence, routes and feedback lines are exactly what ``revise()`` would produce.
     """
+    attempts = replay(services, record, previous, profile, rounds)
+    attempt = attempts[-1]
+    out = {
+        "round": attempt.round,
+        "outcome": attempt.outcome,
+        "reason": attempt.reason,
+        "to_person": attempt.to_person,
+        "routes": list(attempt.routes),
+        "feedback": list(attempt.feedback),
+        "carried": list(attempt.carried),
+        "error": attempt.error,
+        "record_id": attempt.record.get("record_id") if isinstance(attempt.record, dict) else None,
+        "validation": views.validation(report_view(attempt.report) if attempt.report is not None else None,
+                                       details),
+    }
+    if details:
+        out["record"] = attempt.record
+    return out
+
+
+def replay(services: Services, record: dict[str, Any], previous: list[dict[str, Any]] | None,
+           profile: str | None, rounds: int | None) -> list[Any]:
+    """The loop's attempts over ``previous`` proposals, then ``record`` (``revision_flow``, validated here)."""
     from ..loop.revise import revision_flow
 
     proposals = [checked(proposal, "proposal") for proposal in [*(previous or []), record]]
@@ -106,23 +132,10 @@ def revise_step(services: Services, record: dict[str, Any], previous: list[dict[
                 last = attempts[-1]
                 raise InputError(f"the loop already ended at round {last.round} ({last.outcome}: {last.reason}); "
                                  "start a new loop with no 'previous'") from None
-            attempt = attempts[-1]
-        else:
-            flow.close()
-            assert ask.last is not None  # the loop asked again: it fed the last attempt back
-            attempt = ask.last
-    return {
-        "round": attempt.round,
-        "outcome": attempt.outcome,
-        "reason": attempt.reason,
-        "to_person": attempt.to_person,
-        "routes": list(attempt.routes),
-        "feedback": list(attempt.feedback),
-        "carried": list(attempt.carried),
-        "error": attempt.error,
-        "record": attempt.record,
-        "validation": report_view(attempt.report) if attempt.report is not None else None,
-    }
+            return attempts
+        flow.close()
+        assert ask.last is not None  # the loop asked again: it fed the last attempt back (earlier ones: unused)
+        return [ask.last]
 
 
 # -- pinned passages ----------------------------------------------------------------------------
@@ -180,25 +193,22 @@ def get_passage(services: Services, work: str, locator: str, limit: int = 20) ->
     }
 
 
-# -- pinning (the one tool that uses the network) -----------------------------------------------
+# -- pinning a record's citations (network; pin, in corpus.py, pins by identifier) ----------------
 
 def ground(services: Services, record: dict[str, Any], refresh: bool = False) -> dict[str, Any]:
     """Pin every publication ``record`` cites into the server's store; the record with the pins."""
     from ..sources.catalogue import Catalogue
     from ..sources.ground import ground as run_ground
     from ..sources.ground import publication_ids
-    from ..sources.http import HttpClient, HttpConfig
     from ..sources.pin import Pinner
     from ..sources.store import SnapshotStore
 
-    folder = services.store_dir()
+    folder = services.store_dir("ground")
     cited = publication_ids(checked(record), file="record")
-    config = services.config
     with services.ground_lock:
         store, catalogue = SnapshotStore(folder), Catalogue.load(folder)
-        with HttpClient(HttpConfig.from_env(email=config.email, deadline=config.http_deadline)) as http:
-            pinner = Pinner(store, catalogue, http, resolver=config.resolver)
-            grounded, summary = run_ground([("record", record)], pinner, refresh=refresh)
+        pinner = Pinner(store, catalogue, services.http(), resolver=services.config.resolver)
+        grounded, summary = run_ground([("record", record)], pinner, refresh=refresh)
         catalogue.save(folder)
         if summary.pinned or refresh:
             services.reload()  # the gate and get_passage see the new works from the next call on
@@ -209,40 +219,70 @@ def ground(services: Services, record: dict[str, Any], refresh: bool = False) ->
 
 # -- the librarian ------------------------------------------------------------------------------
 
-def _asked(services: Services, question: str, top_k: int, papers: int | None, include_retracted: bool) -> Any:
+def _asked(services: Services, librarian: Any, question: str, top_k: int, papers: int | None,
+           include_retracted: bool) -> Any:
     """The librarian's ``Answer`` (stance relabelled by the model with ``--stance llm``, as the CLI does)."""
     if not question.strip():
         raise InputError("the question is empty")
-    librarian = services.librarian()
-    with services.ask_lock:
-        found = librarian.ask(question, top_k=top_k, papers=papers, include_retracted=include_retracted)
-        if services.config.stance == "llm":
-            from ..librarian.stance import LLMStance
+    found = librarian.ask(question, top_k=top_k, papers=papers, include_retracted=include_retracted)
+    if services.config.stance == "llm":
+        from ..librarian.stance import LLMStance
 
-            found.debug["stance"] = LLMStance(services.llm()).label(found)
+        found.debug["stance"] = LLMStance(services.llm()).label(found)
     return found
 
 
 def ask(services: Services, question: str, top_k: int = 10, papers: int | None = None,
-        include_retracted: bool = False) -> dict[str, Any]:
+        include_retracted: bool = False, details: bool = False) -> dict[str, Any]:
     """Ranked verbatim sentences for a question (``top_k`` sentences from at most ``papers`` papers),
     each with its stance and the hash of its pinned paper; retracted papers only when asked for."""
-    found = _asked(services, question, top_k, papers, include_retracted).to_json()
-    return {key: found[key] for key in ("question", "fallback", "plan", "items", "papers", "withheld_retracted",
-                                        "source_artifacts", "evidence_items")}
+    with services.ask_lock:
+        found = _asked(services, services.librarian(), question, top_k, papers, include_retracted)
+    return views.found(found, details)
+
+
+def find(services: Services, question: str, top_k: int = 10, papers: int | None = None,
+         include_retracted: bool = False, details: bool = False) -> dict[str, Any]:
+    """``ask`` over Europe PMC (``bioevidence ask --backend europepmc --store STORE``): the papers' bytes are
+    fetched and pinned into the server's store, and every item names the hash of the bytes it was cut
+    from. Their works are not catalogued: ``pin`` them to validate records citing them."""
+    from ..librarian.europepmc_backend import EuropePMCBackend
+    from ..sources.europepmc import EuropePMC
+    from ..sources.store import SnapshotStore
+
+    store = services.store_dir("find")
+    with services.ground_lock:
+        backend = EuropePMCBackend(EuropePMC(services.http()), SnapshotStore(store))
+        found = _asked(services, services.librarian(backend), question, top_k, papers, include_retracted)
+    errors = found.debug.get("errors") or []
+    if errors and not found.debug.get("subqueries"):  # as `ask --backend europepmc`: no answer is not "nothing"
+        raise RetrievalError(f"no search of the question got a usable answer from Europe PMC ({len(errors)} "
+                             f"failed; the first: {excerpt(str(errors[0]), 300)})")
+    out = views.found(found, details)
+    ids = [paper.doc.doc_id for paper in found.papers]  # every paper found, not only those quoted
+    out["works"] = [i for i in ids if i.split(":", 1)[0] in ("pmid", "pmcid", "doi")]
+    return out
 
 
 def answer(services: Services, question: str, top_k: int = 10, papers: int | None = None,
-           max_papers: int = 3) -> dict[str, Any]:
+           max_papers: int = 3, details: bool = False) -> dict[str, Any]:
     """A cited answer (``librarian.answering.answer_question``, as ``bioevidence answer``): the
     question's evidence record is validated against the pinned papers first, and only items the
     gate verified are cited; with ``--model`` a synthesis, else extractive."""
     from ..librarian.answering import answer_question
 
-    found = _asked(services, question, top_k, papers, False)
+    with services.ask_lock:
+        found = _asked(services, services.librarian(), question, top_k, papers, False)
     with services.gate_lock:
         cited, record, report = answer_question(found, llm=services.llm(), max_papers=max_papers)
     out = cited.to_json()
     items = {item["rank"]: item for item in found.items()}
-    return {**out, "items": [items[n] for n in out["admitted_items"]], "record": record,
-            "validation": report_view(report) if report is not None else None}
+    admitted = [items[n] for n in out["admitted_items"]]
+    out.update(items=admitted if details else [views.item(i) for i in admitted],
+               record_id=record.get("record_id") if record is not None else None,
+               validation=views.validation(report_view(report) if report is not None else None, details))
+    if (note := views.stance_note(found.debug)) is not None:
+        out["stance_note"] = note
+    if details:
+        out["record"] = record
+    return out
