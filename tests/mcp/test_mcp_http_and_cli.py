@@ -59,7 +59,7 @@ def test_it_will_not_serve_beyond_loopback_without_a_token_or_with_a_short_one(t
     store.mkdir()
     (store / "literature.json").write_text('{"version": 1, "works": {}}')
     for args, extra, words in [
-        # the review queue is written by queue_for_review: never inside the pinned store (io.refuse_output)
+        # the review queue is written by queue_for_review: never inside the pinned store (paths.refuse_output)
         (["--snapshot-dir", str(store), "--queue", str(store / "q.sqlite")], {}, "--queue"),
         (["--queue", str(tmp_path / "no-such-folder" / "q.sqlite")], {}, "--queue"),
         (["--http", "--host", "0.0.0.0"], {}, "BIOEVIDENCE_MCP_TOKEN"),

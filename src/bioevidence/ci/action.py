@@ -132,7 +132,7 @@ def _check_pattern(pattern: str) -> None:
 
 def _outside_error(name: str, cwd: Path) -> Result | None:
     """An error result for a file whose real location is outside ``cwd``, else ``None``."""
-    from ..io import confine
+    from ..paths import confine
 
     try:
         confine(cwd / name, cwd)

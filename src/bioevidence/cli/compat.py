@@ -60,7 +60,8 @@ def stand_ins(group: str | None = None) -> dict[str, click.Command]:
 def generate_schema(output: Path, linkml: Path | None) -> None:
     """0.8.0's generate-schema: compile a LinkML schema to JSON Schema (``schema --generate -o``)."""
     from ..gate.schemagen import render as render_schema
-    from ..io import atomic_write_text, refuse_overwrite
+    from ..io import atomic_write_text
+    from ..paths import refuse_overwrite
     from ..resources import schema_file
 
     source = linkml or schema_file("bioevidence_core.yaml")

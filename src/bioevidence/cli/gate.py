@@ -170,7 +170,8 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
     from ..gate.inputs import expand, read_jobs
     from ..gate.profiles import load_profile, resolve_profile_path
     from ..gate.validator import Validator
-    from ..io import atomic_write_text, refuse_output
+    from ..io import atomic_write_text
+    from ..paths import refuse_output
     from ..resources import schema_file
     from .compat import check_schema_option
 
@@ -311,7 +312,8 @@ def schema(generate: bool, output: Path | None) -> None:
       bioevidence schema > record.schema.json
       bioevidence schema --generate -o schemas/bioevidence_core.schema.json
     """
-    from ..io import atomic_write_text, refuse_overwrite
+    from ..io import atomic_write_text
+    from ..paths import refuse_overwrite
     from ..resources import schema_file
 
     if generate:

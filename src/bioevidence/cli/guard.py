@@ -12,7 +12,7 @@ own parameters, so a command added later inherits it without a line of its own:
 
 An output file may not be a read file (the same file, through any link) nor lie inside a read
 folder; a rewritten folder may not overlap a read folder either way. The test of a path is
-:func:`bioevidence.io.refuse_output` (one policy, in ``io``); commands whose inputs are not
+:func:`bioevidence.paths.refuse_output` (one policy, in ``paths``); commands whose inputs are not
 parameters (a record's profile file, a draft's hashed sources) call it again with those.
 """
 
@@ -88,7 +88,7 @@ def _reads(ctx: click.Context, skip: frozenset[str]) -> tuple[list[Path], list[P
 
 def check_outputs(ctx: click.Context) -> None:
     """Refuse (``ConfigurationError``, exit 3) an output of this invocation onto or inside what it reads."""
-    from ..io import refuse_output, refuse_overlap
+    from ..paths import refuse_output, refuse_overlap
 
     command = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ""
     rewrites = REWRITES.get(command, frozenset())

@@ -17,7 +17,8 @@ DEFAULT_QUEUE = Path("review-queue.sqlite")
 
 
 def _emit(text: str, output: Path | None, protected: list[Path], folders: list[Path] | None = None) -> None:
-    from ..io import atomic_write_text, refuse_output
+    from ..io import atomic_write_text
+    from ..paths import refuse_output
 
     if output is None:
         click.echo(text, nl=False)
@@ -29,7 +30,7 @@ def _emit(text: str, output: Path | None, protected: list[Path], folders: list[P
 def _hashed_files(value: Any, base: Path) -> list[Path]:
     """The local files a draft's sources name (``file:``), which the build hashes: inputs, never outputs."""
     from ..errors import BioevidenceError
-    from ..io import safe_child
+    from ..paths import safe_child
 
     out: list[Path] = []
     sources = value.get("sources") if isinstance(value, dict) else None
@@ -66,8 +67,8 @@ def build(draft: Path, output: Path | None, method: str | None, snapshot_dir: Pa
       bioevidence build examples/drafts/curated_note.yaml -o record.json
       bioevidence build answer.json --model --method llm_extraction --snapshot-dir snapshots/
     """
-    from ..io import refuse_output
     from ..loop.draft import DraftBuilder, load_draft
+    from ..paths import refuse_output
 
     value = load_draft(draft)
     base = draft.resolve().parent

@@ -84,9 +84,9 @@ def mcp(ctx: click.Context, use_http: bool, no_token: bool, host: str, port: int
             if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT:
                 raise click.UsageError(f"--{name} is for --http; stdio needs no address")
     from ..gate.profiles import load_profile
-    from ..io import refuse_system_folder
     from ..mcp.config import ServerConfig
     from ..mcp.services import Services
+    from ..paths import refuse_system_folder
 
     if workspace is not None:
         refuse_system_folder(workspace, what="--workspace")

@@ -182,7 +182,8 @@ def ground(
     from rich.console import Console
     from rich.progress import Progress
 
-    from ..io import atomic_write_text, refuse_output
+    from ..io import atomic_write_text
+    from ..paths import refuse_output
     from ..sources.catalogue import Catalogue
     from ..sources.ground import ground as run_ground
     from ..sources.http import HttpClient, HttpConfig

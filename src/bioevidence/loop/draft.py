@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BioevidenceError, InputError
-from ..io import canonical_json, parse_json, parse_yaml, read_limited, safe_child
+from ..io import canonical_json, parse_json, parse_yaml, read_limited
+from ..paths import safe_child
 
 __all__ = ["DraftBuilder", "build_record", "draft_json_schema", "is_draft", "load_draft"]
 

@@ -66,8 +66,8 @@ class ServerConfig:
 
     def check_queue(self) -> None:
         """The review queue is written by ``queue_for_review``: refuse it inside the store (pinned inputs)
-        or the index (rewritten by ``add_to_index``), as the CLI's output guard does (``io.refuse_output``)."""
-        from ..io import refuse_output
+        or the index (rewritten by ``add_to_index``), as the CLI's output guard does (``paths.refuse_output``)."""
+        from ..paths import refuse_output
 
         assert self.queue is not None
         if not Path(self.queue).parent.is_dir():

@@ -155,7 +155,7 @@ def _sources(index_dir: Path, store: Path) -> list[Path]:
 
 def _check_index_writable(index_dir: Path, sources: list[Path], services: Services) -> None:
     """The index is rewritten as a whole: never inside, or holding, what the server reads (``io``'s guard)."""
-    from ..io import refuse_output, refuse_overlap
+    from ..paths import refuse_output, refuse_overlap
 
     reads = [*sources, *(p for p in (services.config.workspace, services.config.queue) if p is not None)]
     refuse_output(index_dir, folders=[p for p in reads if p.is_dir()], what="--index")

@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigurationError, InputError, IntegrityError, SourceError
-from ..io import atomic_write_bytes, iter_gunzip, parse_yaml, read_limited, safe_child
+from ..io import atomic_write_bytes, iter_gunzip, parse_yaml, read_limited
 from ..limits import size_limit
+from ..paths import safe_child
 from .store import check_sha256
 
 RELEASE_DEADLINE = 900.0

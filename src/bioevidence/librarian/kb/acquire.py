@@ -85,7 +85,7 @@ class Acquirer:
         if not entry.files:
             attempts.append(Attempt("fulltext", "local-file", False, "no file named in the entry"))
             return None
-        from ...io import inside
+        from ...paths import inside
 
         for name in entry.files:
             path = Path(name)

@@ -255,7 +255,8 @@ def _merge_kbs(sources: Iterable[Path | str], kb_dir: Path | str, *, scheduler: 
         for rec in kb:
             records.setdefault(rec.key, rec)
         if kb.cache.is_dir() and not kb.cache.is_symlink():
-            from ...io import inside, read_limited
+            from ...io import read_limited
+            from ...paths import inside
 
             out.cache.mkdir(parents=True, exist_ok=True)
             for f in kb.cache.glob("*.npy"):
