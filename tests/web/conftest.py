@@ -9,4 +9,4 @@ from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parent))
 
-from web_support import server, sign_in, visitor, web_queue  # noqa: F401  (fixtures)
+from web_support import browser, server, sign_in, visitor, web_queue  # noqa: F401  (fixtures)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_support import CHROMIUM, FLAGS, PASSWORD, Server, build_queue, need_chromium, need_web, start_server
+from web_support import PASSWORD, Server, build_queue, need_web, start_server
 
 need_web("playwright")
 
@@ -24,19 +24,6 @@ def browser_server(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) 
         yield running
     finally:
         running.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    need_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture()

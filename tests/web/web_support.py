@@ -225,3 +225,17 @@ def sign_in(server: Server) -> Iterator[Any]:
     finally:
         for v in made:
             v.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright, one per test module (never downloaded)."""
+    need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
