@@ -73,7 +73,7 @@ def main() -> None:
         claims = claims[: args.limit]
     lexicon = default_lexicon(DATA / "references")
     index = LocalIndex(ix_dir)
-    lib = Librarian(index, lexicon=lexicon, settings=Settings(top_k=10, max_abstract_papers=10))
+    lib = Librarian(index, lexicon=lexicon, retriever="bm25", settings=Settings(top_k=10, max_abstract_papers=10))
     dense = DenseRetriever(index)
     rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()

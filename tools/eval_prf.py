@@ -66,7 +66,7 @@ def main() -> None:
     if cache.is_file():
         rows = pickle.loads(cache.read_bytes())
     else:
-        lib = Librarian(index, lexicon=lexicon, settings=Settings(top_k=10, max_abstract_papers=10))
+        lib = Librarian(index, lexicon=lexicon, retriever="bm25", settings=Settings(top_k=10, max_abstract_papers=10))
         rows = []
         t0 = time.perf_counter()
         for c in claims:

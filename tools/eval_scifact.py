@@ -74,7 +74,7 @@ def main() -> None:
     planner = OfflinePlanner(lexicon, weights=weights)
     if args.plain:
         planner.max_subqueries = 1
-    lib = Librarian(index, lexicon=lexicon, use_lexicon=False, planner=planner,
+    lib = Librarian(index, lexicon=lexicon, use_lexicon=False, retriever="bm25", planner=planner,
                     scoring=Scoring(title_boost=0.0 if args.plain else args.title_boost),
                     settings=Settings(judge_weight=0.0 if args.plain else args.judge_weight, top_k=10,
                                       max_abstract_papers=10),

@@ -65,3 +65,34 @@ def test_hybrid_ranks_the_cited_paper_higher_than_bm25_far_more_often_than_lower
     wins = sum(hybrid[c] < bm25[c] for c in bm25)
     losses = sum(hybrid[c] > bm25[c] for c in bm25)
     assert wins >= 6 and wins >= 3 * losses, (wins, losses)
+
+
+def test_ask_uses_the_best_retriever_installed_by_default_and_says_which(
+        corpus: tuple[Path, list[dict[str, object]]], tmp_path: Path) -> None:
+    """Issue 28 item 3: with no --retriever, an index with dense vectors is searched hybrid (the same
+    papers as --retriever hybrid, so the wins above are the default's), one without them with BM25;
+    text, JSON and the Python API name the retriever and why."""
+    import shutil
+
+    index, claims = corpus
+    question = str(claims[0]["claim"])
+    default = CliRunner().invoke(cli, ["ask", question, "--index", str(index), "--json"])
+    asked = CliRunner().invoke(cli, ["ask", question, "--index", str(index), "--json", "--retriever", "hybrid"])
+    assert default.exit_code == 0 and asked.exit_code == 0, default.output + asked.output
+    made = json.loads(default.output)["provenance"]
+    assert made["retriever"] == "hybrid" and "dense vectors" in made["retriever_why"], made
+    assert ([p["doc_id"] for p in json.loads(default.output)["papers"]]
+            == [p["doc_id"] for p in json.loads(asked.output)["papers"]])
+    assert json.loads(asked.output)["provenance"]["retriever_why"] == "asked for"
+    text = CliRunner().invoke(cli, ["ask", question, "--index", str(index)])
+    assert text.exit_code == 0 and "Retriever: hybrid (auto: " in text.output, text.output
+
+    lexical = tmp_path / "ix"  # the same index without its vectors
+    shutil.copytree(index, lexical, ignore=shutil.ignore_patterns("dense"))
+    plain = CliRunner().invoke(cli, ["ask", question, "--index", str(lexical), "--json"])
+    assert plain.exit_code == 0, plain.output
+    made = json.loads(plain.output)["provenance"]
+    assert made["retriever"] == "bm25" and "--dense" in made["retriever_why"], made
+    bm25 = CliRunner().invoke(cli, ["ask", question, "--index", str(index), "--json", "--retriever", "bm25"])
+    assert ([p["doc_id"] for p in json.loads(plain.output)["papers"]]
+            == [p["doc_id"] for p in json.loads(bm25.output)["papers"]])

@@ -190,9 +190,11 @@ def _ask_options(f: Any) -> Any:
                      help="Send only the first N candidates (retrieval order) to the LLM judge [default: all]."),
         click.option("--judge-workers", type=click.IntRange(1, 64), default=4, show_default=True,
                      help="Judge batches sent at once (1 for a local server that answers one request at a time)."),
-        click.option("--retriever", type=click.Choice(["bm25", "dense", "hybrid"]), default="bm25",
+        click.option("--retriever", type=click.Choice(["auto", "bm25", "dense", "hybrid"]), default="auto",
                      show_default=True, help="Lexical, dense (needs `index build --dense`) or both fused "
-                                             "(docs/librarian.md)."),
+                                             "(docs/librarian.md); auto: hybrid when the index has dense "
+                                             "vectors and their model is installed, else bm25. The output "
+                                             "says which was used and why."),
         click.option("--json", "as_json", is_flag=True, help="Same as --format json."),
     ]
     for option in reversed(options):
@@ -254,7 +256,7 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
              vocabularies: tuple[Path, ...], model: str | None,
              base_url: str | None, stance: str, model_timeout: float, model_context: int | None,
              judge_papers: int | None, judge_workers: int, as_json: bool, answer: bool,
-             retriever: str = "bm25") -> None:
+             retriever: str = "auto") -> None:
     from ..io import atomic_write_text
     from ..librarian.librarian import Librarian
     from ..librarian.render import render
@@ -284,7 +286,7 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
                                      "full texts and search pages are pinned")
         live = EuropePMCBackend.from_env(store_dir, cache_dir=os.environ.get("BIOEVIDENCE_HTTP_CACHE"),
                                          progress=progress)
-        if retriever != "bm25":
+        if retriever not in ("auto", "bm25"):
             live.client.http.close()
             raise ConfigurationError(f"--retriever {retriever} needs a local index with dense vectors "
                                      "(`bioevidence index build SOURCE... --index DIR --dense`), not "

@@ -24,6 +24,7 @@ from typing import Any
 from ..errors import BioevidenceError, ConfigurationError
 from .analysis import analyze
 from .backend import Backend, Hit, LocalBackend, Scoring
+from .hybrid import CHOICES, DenseRetriever, choose
 from .index import DocInfo, LocalIndex, PassageRow, idf_table
 from .judge import LexicalJudge, QueryTerms
 from .lexicon import Lexicon, default_lexicon
@@ -113,7 +114,7 @@ class Librarian:
                  vocabularies: tuple[str | Path, ...] = (),
                  settings: Settings | None = None, scoring: Scoring | None = None,
                  judge: LexicalJudge | LLMJudge | str | None = None, planner: Any = None, llm: Any = None,
-                 progress: Callable[[str], None] | None = None, retriever: str = "bm25",
+                 progress: Callable[[str], None] | None = None, retriever: str = "auto",
                  fusion: Any = None, stance_model: Any = None) -> None:
         if index is None and backend is None:
             raise ConfigurationError("give a local index folder or a backend; build an index with "
@@ -151,11 +152,13 @@ class Librarian:
         self._idf: dict[str, float] | None = None
         self._candidates: list[Candidate] = []
         self._terms: QueryTerms | None = None
-        self.retriever = retriever
+        if retriever not in CHOICES:
+            raise ConfigurationError(f"retriever {retriever!r} is not one of {', '.join(CHOICES)}")
+        # auto (the default): hybrid where the index has dense vectors and their model is installed
+        self.retriever, self.retriever_why = (choose(self.index) if retriever == "auto"
+                                              else (retriever, "asked for"))
         self.dense: Any = None  # hybrid.DenseRetriever for --retriever dense|hybrid (issue 14)
-        if retriever != "bm25":
-            from .hybrid import DenseRetriever
-
+        if self.retriever != "bm25":
             if self.index is None:
                 raise ConfigurationError(f"--retriever {retriever} needs a local index with dense vectors")
             self.dense = DenseRetriever(self.index, **({"spec": fusion} if fusion is not None else {}))
@@ -233,6 +236,7 @@ class Librarian:
         where = (f"a local index of {self.index.n} papers ({self.index.path.name}/)" if self.index is not None
                  else "Europe PMC" if "EuropePMC" in type(self.backend).__name__ else type(self.backend).__name__)
         return {"tool": f"bioevidence {__version__}", "searched": where,
+                "retriever": self.retriever, "retriever_why": self.retriever_why,
                 "releases": list(self.lexicon.releases) if self.lexicon is not None else []}
 
     def _rank(self, question: str, plan: Plan, pool: list[Paper], index: LocalIndex, idf: dict[str, float],

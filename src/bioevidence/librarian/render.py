@@ -96,8 +96,16 @@ def _plan(result: dict[str, Any]) -> list[str]:
     return subs
 
 
+def retrieved_with(made: dict[str, Any]) -> str:
+    """``hybrid (auto: the index has dense vectors …)`` from an answer's provenance."""
+    return f"{made['retriever']} ({made.get('retriever_why') or 'asked for'})"
+
+
 def _text(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
     lines = [f"Question: {result['question']}"]
+    made = result.get("provenance") or {}
+    if made.get("retriever"):
+        lines.append(f"Retriever: {retrieved_with(made)}")
     subs = _plan(result)
     if subs:
         lines.append(f"Plan: {len(subs)} searches: " + " | ".join(subs[:4]) + (" | …" if len(subs) > 4 else ""))
@@ -140,6 +148,9 @@ def _md(text: str) -> str:
 
 def _markdown(result: dict[str, Any], cited: dict[str, Any] | None) -> str:
     lines = [f"## {_md(result['question'])}", ""]
+    made = result.get("provenance") or {}
+    if made.get("retriever"):
+        lines += [f"*Retriever: {_md(retrieved_with(made))}*", ""]
     subs = _plan(result)
     if subs:
         lines.append("**Plan:** " + "; ".join(f"`{_md(q)}`" for q in subs))
@@ -250,6 +261,8 @@ def _provenance(result: dict[str, Any]) -> str:
     bits = [e(str(made["tool"]))] if made.get("tool") else []
     if made.get("searched"):
         bits.append("searched " + e(str(made["searched"])))
+    if made.get("retriever"):
+        bits.append("retriever " + e(retrieved_with(made)))
     releases = made.get("releases") or []
     if releases:
         bits.append("releases: " + ", ".join(

@@ -48,6 +48,9 @@ def found(answer: Any, details: bool) -> dict[str, Any]:
                            "withheld_retracted": full["withheld_retracted"]}
     if full["fallback"]:
         out["fallback"] = full["fallback"]
+    made = full.get("provenance") or {}
+    if made.get("retriever"):  # which retriever `auto` chose, and why
+        out["retriever"] = {"name": made["retriever"], "why": made.get("retriever_why")}
     if (note := stance_note(full["debug"])) is not None:
         out["stance_note"] = note
     if details:

@@ -63,6 +63,7 @@ class AskResult:
     withheld: list[dict[str, Any]]
     entry: int | None = None  # the queue entry, once sent
     verdict: str = ""  # the answer as the page showed it (its direction, in words)
+    retriever: str = ""  # which retriever found the sentences, and why (`ask --retriever auto`)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
@@ -109,6 +110,7 @@ class AskService:
     def ask(self, question: str, owner: str, progress: Callable[[str], None]) -> AskResult:
         from ..librarian.answering import answer_question
         from ..librarian.librarian import Librarian
+        from ..librarian.render import retrieved_with
 
         with self._run:
             progress("waiting for the librarian" if self._librarian is None else "question received")
@@ -126,7 +128,8 @@ class AskService:
         data = found.to_json()
         shown = cited.to_json()
         result = AskResult(secrets.token_urlsafe(16), owner, question, data["items"], shown, record, report,
-                           data.get("withheld_retracted") or [], verdict=str(shown.get("verdict") or ""))
+                           data.get("withheld_retracted") or [], verdict=str(shown.get("verdict") or ""),
+                           retriever=retrieved_with(data["provenance"]) if data["provenance"].get("retriever") else "")
         with self._results_lock:
             self._results[result.id] = result
             while len(self._results) > KEEP:
