@@ -19,13 +19,14 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
 import stat
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -301,13 +302,9 @@ def _children(node: Any) -> list[Any]:
     return []
 
 
-def read_limited(path: Path | str, limit: int = MAX_BYTES, *, within: Path | None = None) -> bytes:
-    """Read a regular file of at most ``limit`` bytes (refused before reading when larger).
-
-    Pipes, devices and sockets are refused (``/dev/zero`` never ends); with ``within``, a path
-    whose real location (symlinks followed) is outside that folder is refused (:func:`confine`).
-    """
-    path = Path(path)
+def _open_regular(path: Path, within: Path | None) -> tuple[IO[bytes], int]:
+    """An open binary handle on a regular file and its size: pipes, devices, sockets and folders
+    refused, and with ``within`` a path whose real location is outside it (:func:`confine`)."""
     target = confine(path, within) if within is not None else path
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -320,15 +317,26 @@ def read_limited(path: Path | str, limit: int = MAX_BYTES, *, within: Path | Non
         raise InputError("permission denied", file=str(path)) from exc
     except OSError as exc:
         raise InputError(f"cannot open: {exc.strerror}", file=str(path)) from exc
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise InputError("is a directory, expected a file", file=str(path))
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError("is not a regular file (a pipe, device or socket); give a file", file=str(path))
-        if info.st_size > limit:
-            raise LimitError(f"file is {info.st_size} bytes, over the {limit // (1024 * 1024)} MB limit",
-                             file=str(path))
+    handle = os.fdopen(fd, "rb")
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        handle.close()
+        raise InputError("is a directory, expected a file" if stat.S_ISDIR(info.st_mode) else
+                         "is not a regular file (a pipe, device or socket); give a file", file=str(path))
+    return handle, info.st_size
+
+
+def read_limited(path: Path | str, limit: int = MAX_BYTES, *, within: Path | None = None) -> bytes:
+    """Read a regular file of at most ``limit`` bytes (refused before reading when larger).
+
+    Pipes, devices and sockets are refused (``/dev/zero`` never ends); with ``within``, a path
+    whose real location (symlinks followed) is outside that folder is refused (:func:`confine`).
+    """
+    path = Path(path)
+    handle, size = _open_regular(path, within)
+    with handle:
+        if size > limit:
+            raise LimitError(f"file is {size} bytes, over the {limit // (1024 * 1024)} MB limit", file=str(path))
         try:
             data = handle.read(limit + 1)
         except OSError as exc:
@@ -336,6 +344,38 @@ def read_limited(path: Path | str, limit: int = MAX_BYTES, *, within: Path | Non
     if len(data) > limit:
         raise LimitError(f"file grew over the {limit // (1024 * 1024)} MB limit while being read", file=str(path))
     return data
+
+
+def iter_lines(path: Path | str, limit: int = MAX_BYTES, *, within: Path | None = None,
+               progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, bytes | LimitError]]:
+    """``(line number, bytes without the newline)`` of a regular file, streamed: the file may be any
+    size, each line at most ``limit`` bytes. A longer line gives a :class:`LimitError` in its place
+    (read past, never held) and the lines after it still come. ``progress(bytes read)`` after each line.
+    Opening is checked as :func:`read_limited` checks it."""
+    path = Path(path)
+    handle, _size = _open_regular(path, within)
+    done = 0
+    with handle:
+        for number in itertools.count(1):
+            try:
+                line = handle.readline(limit + 1)
+                if not line:
+                    return
+                done += len(line)
+                if len(line) > limit and not line.endswith(b"\n"):
+                    while True:  # read past the rest of the long line in bounded pieces
+                        rest = handle.readline(1 << 20)
+                        done += len(rest)
+                        if not rest or rest.endswith(b"\n"):
+                            break
+                    yield number, LimitError(f"line is over the {limit // (1024 * 1024)} MB limit for one record",
+                                             file=str(path), line=number)
+                    continue
+            except OSError as exc:
+                raise InputError(f"cannot read: {exc.strerror}", file=str(path), line=number) from exc
+            if progress is not None:
+                progress(done)
+            yield number, line.rstrip(b"\n")
 
 
 def iter_gunzip(handle: IO[bytes], limit: int, *, name: str) -> Iterator[bytes]:
@@ -474,3 +514,55 @@ def dumps_line(value: Any) -> str:
         return orjson.dumps(value).decode("utf-8")
     except TypeError:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+class ResumableOutput:
+    """A long JSONL output written as it is made, atomic at the end, resumable after a crash.
+
+    Lines go to ``PATH.partial`` (flushed and fsynced by :meth:`write`); :meth:`finish` renames it
+    to ``PATH``, so ``PATH`` only ever holds a whole output. ``PATH.partial.json`` holds the run's
+    ``fingerprint`` (what it was asked to do). With ``resume`` and a partial of the same fingerprint,
+    its complete lines are kept (a line cut by the crash is dropped) and :attr:`kept` gives them; a
+    different fingerprint is refused, naming the fix. Without ``resume`` any partial is started over."""
+
+    def __init__(self, path: Path, fingerprint: str, *, resume: bool = False) -> None:
+        self.path = Path(path)
+        self.partial = self.path.with_name(self.path.name + ".partial")
+        self.card = self.path.with_name(self.path.name + ".partial.json")
+        self.kept: list[bytes] = []
+        self._handle: IO[bytes]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if resume and self.partial.is_file():
+            try:
+                before = json.loads(self.card.read_text(encoding="utf-8")).get("fingerprint")
+            except (OSError, ValueError, AttributeError):
+                before = None
+            if before != fingerprint:
+                raise InputError("--resume: the interrupted run was asked something else (other inputs, options "
+                                 "or version); run again without --resume to start over", file=str(self.partial))
+            data = self.partial.read_bytes()
+            whole = data[: data.rfind(b"\n") + 1]
+            self.kept = whole.splitlines()
+            self._handle = open(self.partial, "r+b")  # noqa: SIM115 - closed by finish/close
+            self._handle.truncate(len(whole))
+            self._handle.seek(len(whole))
+        else:
+            atomic_write_text(self.card, json.dumps({"fingerprint": fingerprint}) + "\n")
+            self._handle = open(self.partial, "wb")  # noqa: SIM115 - closed by finish/close
+            os.fchmod(self._handle.fileno(), output_mode(self.path))
+
+    def write(self, text: str) -> None:
+        self._handle.write(text.encode("utf-8"))
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def finish(self) -> None:
+        """The whole output in place: ``PATH.partial`` becomes ``PATH``, the card is removed."""
+        self._handle.close()
+        os.replace(self.partial, self.path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.card)
+
+    def close(self) -> None:
+        """Stop without finishing (the partial stays for ``--resume``)."""
+        self._handle.close()

@@ -27,6 +27,30 @@ def scheduler_option(f: Any) -> Any:
 
 
 @contextmanager
+def stream_progress(total_bytes: int) -> Iterator[Callable[[int, int, float], None] | None]:
+    """A rich bar on stderr for a streamed batch, when stderr is a terminal: the input read (bytes,
+    so the ETA holds for a file of unknown record count), records done and records a second; else
+    ``None`` (silent: a log or a pipe gets no bar)."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("validating"), BarColumn(), TextColumn("{task.fields[records]:,} records"),
+               TextColumn("{task.fields[rate]:,.0f} records/s"), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("validating", total=total_bytes or None, records=0, rate=0.0)
+
+        def advance(read: int, done: int, rate: float) -> None:
+            progress.update(task, completed=read, records=done, rate=rate)
+
+        yield advance
+
+
+@contextmanager
 def batch_progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A rich progress bar on stderr counting batches, when ``enabled`` and stderr is a terminal;
     else ``None`` (no callback: the library runs as it does without one)."""

@@ -11,7 +11,7 @@ import click
 
 from ..errors import ConfigurationError
 from . import emit_error
-from .cluster import batch_progress, scheduler_option
+from .cluster import batch_progress, scheduler_option, stream_progress
 
 FORMATS = ("json", "jsonl", "text", "markdown", "sarif")
 #: options of the meaning checks: they override each record's profile and select no grounder
@@ -140,11 +140,16 @@ def _build_grounders(profile: Any, options: dict[str, Any], chosen: Any = None) 
 @click.option("--schema", "linkml", hidden=True, type=click.Path(dir_okay=False, path_type=Path),
               help="0.8.0's: accepted when it is the packaged LinkML schema (docs/migrating.md).")
 @click.option("--annotate-eco", is_flag=True, hidden=True, help="0.8.0's: not provided (docs/migrating.md).")
+@click.option("--resume", is_flag=True,
+              help="Continue an interrupted JSONL batch written with -o: the records already reported are "
+                   "skipped and the output ends as an uninterrupted run's would (docs/performance.md).")
+@click.option("--window", type=click.IntRange(min=1), default=20_000, show_default=True,
+              help="Records held in memory at once when a JSONL batch is streamed (the reports of one window).")
 @scheduler_option
 @_grounding_options
 def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None, fmt: str | None, output: Path | None,
              workers: int | None, workspace: Path | None, no_grounding: bool, linkml: Path | None,
-             annotate_eco: bool, scheduler: str | None, **grounding: Any) -> None:
+             annotate_eco: bool, resume: bool, window: int, scheduler: str | None, **grounding: Any) -> None:
     """Validate evidence records and decide each requested use.
 
     PATHS are record files (.json, .yaml, .yml), JSONL files of one record per line, or folders
@@ -208,15 +213,21 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
 
         gate = Validator(profile, grounders=build_grounders(chosen) if chosen else [], grounding=not no_grounding,
                          checks=_check_flags(grounding))
+    if fmt is None:  # one JSON report for one record file named as such; JSONL (file, line) for any batch
+        single = files_from is None and len(paths) == 1 and paths[0].is_file() and paths[0].suffix != ".jsonl"
+        fmt = "json" if single else "jsonl"
+    if resume and (fmt != "jsonl" or output is None or scheduler is not None):
+        raise ConfigurationError("--resume continues a JSONL output written with -o FILE on this machine: give -o "
+                                 "(and --format jsonl, the batch default), without --scheduler")
+    if fmt == "jsonl" and scheduler is None:  # streamed: memory bounded whatever the batch's size
+        sys.exit(_stream_jsonl(files, gate, output, resume=resume, workers=workers, workspace=workspace,
+                               window=window))
     jobs = [job for f in files for job in read_jobs(f, workspace=workspace)]
     with batch_progress("validating", scheduler is not None) as progress:
         results = run(jobs, gate, workers=workers, scheduler=scheduler, progress=progress)
     for r in results:
         if r.error is not None:
             emit_error(r.error, file=r.file, line=r.line)
-    if fmt is None:  # one JSON report for one record file named as such; JSONL (file, line) for any batch
-        single = files_from is None and len(paths) == 1 and paths[0].is_file() and paths[0].suffix != ".jsonl"
-        fmt = "json" if single and len(jobs) == 1 else "jsonl"
     if fmt == "json" and len(results) == 1 and results[0].status == "error":
         text = ""  # one unreadable record: the error line on stderr is the whole answer
     elif fmt == "sarif":
@@ -235,6 +246,72 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
         else:
             click.echo(text, nl=False)
     sys.exit(render.batch_exit_code(results))
+
+
+def _fingerprint(files: list[Path]) -> str:
+    """What a run was asked: the version, the command line (but --resume) and each input's size and
+    modification time; ``--resume`` refuses a partial output made for anything else."""
+    import hashlib
+
+    from .._version import __version__
+
+    seen = []
+    for f in files:
+        try:
+            info = f.stat()
+            seen.append([str(f.resolve()), info.st_size, info.st_mtime_ns])
+        except OSError:
+            seen.append([str(f), None, None])
+    asked = {"version": __version__, "argv": [a for a in sys.argv[1:] if a != "--resume"], "files": seen}
+    return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+
+
+def _stream_jsonl(files: list[Path], gate: Any, output: Path | None, *, resume: bool, workers: int | None,
+                  workspace: Path | None, window: int) -> int:
+    """A JSONL batch validated as a stream (:mod:`bioevidence.gate.stream`); the exit code."""
+    from collections import Counter
+
+    from ..gate.inputs import read_jobs
+    from ..gate.stream import exit_code, status_of_line, stream
+    from ..io import ResumableOutput
+
+    out = ResumableOutput(output, _fingerprint(files), resume=resume) if output is not None else None
+    counts: Counter[str] = Counter(status_of_line(line) for line in out.kept) if out is not None else Counter()
+    read = [0, 0]  # bytes of the files finished, bytes of the file being read
+
+    def advance(done: int) -> None:
+        read[1] = done
+
+    def jobs() -> Any:
+        for f in files:
+            yield from read_jobs(f, workspace=workspace, progress=advance)
+            read[0], read[1] = read[0] + read[1], 0
+
+    def write(text: str) -> None:
+        if out is not None:
+            out.write(text)
+        else:
+            click.echo(text, nl=False)
+
+    def shown_error(r: Any) -> None:
+        emit_error(r.error, file=r.file, line=r.line)
+
+    total = sum(f.stat().st_size for f in files if f.is_file())
+    try:
+        with stream_progress(total) as progress:
+            def report(done: int, rate: float) -> None:
+                if progress is not None:
+                    progress(read[0] + read[1], done, rate)
+
+            counts += stream(jobs(), gate, write, workers=workers, skip=len(out.kept) if out is not None else 0,
+                             window=window, on_error=shown_error, progress=report)
+    except BaseException:
+        if out is not None:
+            out.close()  # the partial stays: --resume continues it
+        raise
+    if out is not None:
+        out.finish()
+    return exit_code(counts)
 
 
 @click.command()

@@ -10,13 +10,13 @@ file, a list or a scalar is an input error (exit 3), not a schema rejection. Wit
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..io import MAX_BYTES, parse_json_tracked, parse_yaml, read_limited
+from ..io import MAX_BYTES, iter_lines, parse_json_tracked, parse_yaml, read_limited
 
 _KINDS = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "true or false"}
 
@@ -68,24 +68,29 @@ def expand(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def read_jobs(path: Path, *, workspace: Path | None = None) -> Iterator[Job]:
-    """The records of one file: one job for JSON/YAML, one per non-blank line for JSONL.
+def read_jobs(path: Path, *, workspace: Path | None = None,
+              progress: Callable[[int], None] | None = None) -> Iterator[Job]:
+    """The records of one file: one job for JSON/YAML, one per non-blank line for JSONL (read as
+    they are needed, so a JSONL file of any size is held one line at a time; ``progress(bytes
+    read)`` follows it).
 
     With ``workspace``, a file that resolves outside it (a symlink to ``/etc/passwd``) is an
     error job, and its target is never read."""
     name = str(path)
+    suffix = path.suffix.lower()
     try:
+        if suffix == ".jsonl":  # streamed: any number of lines, each at most MAX_BYTES
+            for number, raw in iter_lines(path, MAX_BYTES, within=workspace, progress=progress):
+                if isinstance(raw, InputError):
+                    yield Job(name, number, error=raw)
+                elif raw.strip():
+                    yield Job(name, number, raw)
+            return
         data = read_limited(path, MAX_BYTES, within=workspace)
     except InputError as exc:
         yield Job(name, None, error=exc)
         return
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        for number, raw in enumerate(data.split(b"\n"), start=1):
-            if raw.strip():
-                yield Job(name, number, raw)
-    else:
-        yield Job(name, None, data, "yaml" if suffix in (".yaml", ".yml") else "json")
+    yield Job(name, None, data, "yaml" if suffix in (".yaml", ".yml") else "json")
 
 
 def iter_jobs(paths: Iterable[str | Path], *, workspace: Path | None = None) -> Iterator[Job]:

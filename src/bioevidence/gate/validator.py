@@ -22,6 +22,7 @@ direction check turns its own errors into BEV035 (review).
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +43,11 @@ DEFAULT_PROFILE = "general"
 
 
 def _now() -> str:
+    """When a record was validated; ``SOURCE_DATE_EPOCH`` (the reproducible-builds convention) fixes
+    it, so two runs over the same input can be compared byte for byte."""
+    fixed = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if fixed.isdigit():
+        return datetime.fromtimestamp(int(fixed), UTC).isoformat()
     return datetime.now(UTC).isoformat()
 
 

@@ -1,0 +1,230 @@
+"""Issue 30: decisions in ``gate/checks.py`` that the mutation run of the gate group left untested.
+
+Which sources count as papers for BEV029 (declared ``publication``, or a ``uri`` that is a paper's
+identifier), what the finding says and blocks; which identifiers a release would check (docs/grounders.md:
+the subject's and object's of a ``term_roots`` kind or prefix, of type ``gene`` or prefix ``HGNC``, and
+``gene=`` locator values); and what counts as an independent review for BEV021 (docs/rules.md: a
+non-human reviewer that made none of the evidence, the statement included, and only accepting).
+Records are the examples' real records, edited where a case needs it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bioevidence import Validator
+from bioevidence.gate import checks
+from bioevidence.gate.profiles import load_profile
+from builders import adjudication, item, record
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CELL_TYPE_ROOTS = {"cell_type": "CL:0000000"}  # the built-in cell-type profile's term_roots
+
+
+def _example(relative: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((EXAMPLES / relative).read_text(encoding="utf-8"))
+    return data
+
+
+def _quoted_claim() -> dict[str, Any]:
+    """examples/claims/01_quoted.json: one quote from a paper declared publication, uri pmid:24571676."""
+    return _example("claims/01_quoted.json")
+
+
+# -- BEV029: publication evidence validated with no literature grounder ------------------------------------
+
+
+def test_an_unchecked_quote_is_one_bev029_review_on_the_evidence_items_blocking_every_use() -> None:
+    """The real quoted claim: one BEV029 finding, severity review, blocking the record's requested uses."""
+    rec = _quoted_claim()
+    (finding,) = checks.unchecked_publications(rec)
+    assert finding.rule_id == "BEV029"
+    assert finding.severity == "review"
+    assert finding.blocking_uses == ["research_summary"]
+    assert finding.field_path == "$.evidence_items"
+    assert finding.message.startswith("1 quote was not checked against its paper: no literature source was given")
+
+
+def test_a_source_declared_publication_is_a_paper_without_an_identifier_uri() -> None:
+    """A declared publication counts as a paper even when its uri is a plain web address."""
+    rec = _quoted_claim()
+    rec["source_artifacts"][0]["uri"] = "https://example.org/preprint.pdf"
+    assert [f.rule_id for f in checks.unchecked_publications(rec)] == ["BEV029"]
+    del rec["source_artifacts"][0]["uri"]
+    assert [f.rule_id for f in checks.unchecked_publications(rec)] == ["BEV029"]
+
+
+@pytest.mark.parametrize("uri", ["pmid:24571676", "https://pubmed.ncbi.nlm.nih.gov/24571676/", "doi:10.1000/xyz"])
+def test_a_source_whose_uri_is_a_paper_identifier_is_a_paper_whatever_its_declared_type(uri: str) -> None:
+    """A pmid:/PubMed/doi: uri makes the source a paper even when it is declared web_page."""
+    rec = _quoted_claim()
+    rec["source_artifacts"][0]["source_type"] = "web_page"
+    rec["source_artifacts"][0]["uri"] = uri
+    assert [f.rule_id for f in checks.unchecked_publications(rec)] == ["BEV029"]
+
+
+def test_evidence_from_a_source_that_is_no_paper_is_not_bev029() -> None:
+    """A dataset snapshot at a web address is no paper: its evidence needs no literature grounder."""
+    rec = _quoted_claim()
+    rec["source_artifacts"][0]["source_type"] = "dataset_snapshot"
+    rec["source_artifacts"][0]["uri"] = "https://example.org/bioevidence/quickstart"
+    assert checks.unchecked_publications(rec) == []
+
+
+def _cited_twice(texts: list[str | None]) -> dict[str, Any]:
+    """The quoted claim with one evidence item per text, each citing the paper."""
+    rec = _quoted_claim()
+    base = rec["evidence_items"][0]
+    rec["evidence_items"] = []
+    for n, text in enumerate(texts):
+        row = copy.deepcopy(base)
+        row["id"] = f"{base['id']}-{n}"
+        row["extracted_text"] = text
+        rec["evidence_items"].append(row)
+    rec["statement"]["evidence_lines"][0]["evidence_item_ids"] = [row["id"] for row in rec["evidence_items"]]
+    return rec
+
+
+@pytest.mark.parametrize(("texts", "what"), [
+    pytest.param(["first quote.", "second quote."], "2 quotes were not checked against their papers", id="2-quotes"),
+    pytest.param([None], "1 evidence item cites a paper that was not checked", id="1-item-no-quote"),
+    pytest.param([None, "   "], "2 evidence items cite papers that were not checked", id="2-items-no-quote"),
+    pytest.param([None, "the only quote."], "1 quote was not checked against its paper", id="1-quote-of-2"),
+])
+def test_bev029_counts_the_quotes_and_else_the_items_that_cite_papers(texts: list[str | None], what: str) -> None:
+    """The finding counts non-blank quotes from papers; with none (null or blank), the citing items."""
+    (finding,) = checks.unchecked_publications(_cited_twice(texts))
+    assert finding.rule_id == "BEV029" and finding.severity == "review"
+    assert finding.message.startswith(what + ": ")
+
+
+# -- the identifiers an ontology or gene release would check -----------------------------------------------
+
+
+def _labelled(subject: dict[str, str], obj: dict[str, str]) -> dict[str, Any]:
+    """examples/labels/01_b_cell.json with the statement's subject and object replaced."""
+    rec = _example("labels/01_b_cell.json")
+    rec["statement"]["subject"] = subject
+    rec["statement"]["object"] = obj
+    return rec
+
+
+def test_the_real_label_names_its_cell_ontology_term_and_no_gene() -> None:
+    """examples/labels/01: the object CL:0000236 (a cell_type) is an ontology id; the sample is neither."""
+    rec = _example("labels/01_b_cell.json")
+    assert checks._identifiers(rec, "ontologies", CELL_TYPE_ROOTS) == ["CL:0000236"]
+    assert checks._identifiers(rec, "genes", CELL_TYPE_ROOTS) == []
+
+
+def test_an_entity_of_a_root_kind_is_checked_whatever_its_id_looks_like() -> None:
+    """A cell_type written CL_0000236 (no CURIE prefix) is still an ontology term for the release to check."""
+    rec = _labelled({"id": "example:sample-7", "label": "sample 7", "entity_type": "sample"},
+                    {"id": "CL_0000236", "label": "B cell", "entity_type": "cell_type"})
+    assert checks._identifiers(rec, "ontologies", CELL_TYPE_ROOTS) == ["CL_0000236"]
+
+
+@pytest.mark.parametrize("value", ["CL:0000236", "cl:0000236"])
+def test_an_id_with_a_root_prefix_is_checked_whatever_its_entity_type(value: str) -> None:
+    """An id prefixed CL (any case) is an ontology term of the CL root even when its type is not cell_type."""
+    rec = _labelled({"id": "example:sample-7", "label": "sample 7", "entity_type": "sample"},
+                    {"id": value, "label": "B cell", "entity_type": "cell"})
+    assert checks._identifiers(rec, "ontologies", CELL_TYPE_ROOTS) == [value]
+
+
+def test_gene_identifiers_are_those_of_type_gene_or_prefix_hgnc() -> None:
+    """Genes: an HGNC id typed protein and an NCBIGene id typed gene are both for the gene list to check."""
+    rec = _labelled({"id": "HGNC:3430", "label": "ERBB2", "entity_type": "protein"},
+                    {"id": "NCBIGene:2064", "label": "ERBB2", "entity_type": "gene"})
+    assert checks._identifiers(rec, "genes", {}) == ["HGNC:3430", "NCBIGene:2064"]
+    assert checks._identifiers(rec, "ontologies", CELL_TYPE_ROOTS) == []
+
+
+def test_gene_locator_values_are_gene_identifiers_only() -> None:
+    """examples/records/05: the locator cluster=3;gene=CD3E names a gene for the gene list, not for an ontology."""
+    rec = _example("records/05_review_contradicted_label.json")
+    assert checks._identifiers(rec, "genes", {}) == ["CD3E"]
+    assert checks._identifiers(rec, "ontologies", CELL_TYPE_ROOTS) == ["CL:0000236"]
+
+
+def test_a_cell_type_record_without_releases_gets_one_bev029_per_kind() -> None:
+    """The cell-type profile names cl and hgnc: validated with no grounder, each kind's ids go to review."""
+    rec = _example("records/05_review_contradicted_label.json")
+    found = checks.unchecked_identifiers(rec, load_profile("cell-type"), [])
+    assert [(f.rule_id, f.severity, f.blocking_uses) for f in found] == [
+        ("BEV029", "review", rec["requested_uses"]), ("BEV029", "review", rec["requested_uses"])]
+    assert found[0].message.startswith("the ontology term CL:0000236 was not checked")
+    assert found[1].message.startswith("the gene identifier CD3E was not checked")
+
+
+# -- BEV021: an independent review ------------------------------------------------------------------------
+
+INDEPENDENT = """\
+id: independent
+version: "1"
+description: curated annotations that an independent (non-human) reviewer must accept
+predicates: []
+subject_types: []
+object_types: []
+uses:
+  knowledge_base:
+    required_evidence_types: [curated_annotation]
+    require_human_acceptance: false
+    allow_llm_only: false
+    allow_string_match_only: false
+    require_independent_review: true
+"""
+USE = "knowledge_base"
+
+
+@pytest.fixture
+def independent(tmp_path: Path) -> Validator:
+    path = tmp_path / "independent.yaml"
+    path.write_text(INDEPENDENT, encoding="utf-8")
+    return Validator(path)
+
+
+def _reviewed(*reviews: dict[str, Any]) -> dict[str, Any]:
+    """The general test record under the independent profile: a curator's item, a drafting model's statement."""
+    rec = record("general", [USE], items=[item(1, created_by={"id": "orcid:0000-0002-0000-0002",
+                                                               "agent_type": "human"})],
+                 adjudications=list(reviews))
+    rec["profile_id"] = "independent"
+    rec["statement"]["created_by"] = {"id": "software:drafter", "name": "a drafting model", "agent_type": "software"}
+    return rec
+
+
+def test_an_accepting_software_reviewer_that_made_nothing_admits(independent: Validator) -> None:
+    """The control: software:checker made no evidence and accepts, so the use is admitted."""
+    report = independent.validate(_reviewed(adjudication(1, [USE], "accept", "software", "software:checker")))
+    assert report.overall_status == "admitted", report.to_json()
+
+
+def test_the_statement_author_is_not_an_independent_reviewer(independent: Validator) -> None:
+    """The model that drafted the statement accepting its own statement is no independent review (BEV021)."""
+    report = independent.validate(_reviewed(adjudication(1, [USE], "accept", "software", "software:drafter")))
+    assert report.overall_status == "review_required"
+    (finding,) = [f for f in report.findings if f.rule_id == "BEV021"]
+    assert (finding.severity, finding.blocking_uses, finding.field_path) == ("review", [USE], "$.adjudications")
+    assert report.decision(USE) == "review_required"
+
+
+def test_a_human_acceptance_is_not_an_independent_non_human_review(independent: Validator) -> None:
+    """A human's accept satisfies BEV010, not BEV021, which asks for a non-human reviewer."""
+    report = independent.validate(_reviewed(adjudication(1, [USE], "accept", "human", "orcid:0000-0003-0000-0003")))
+    assert report.reason_codes() == ["BEV021"]
+    assert report.decision(USE) == "review_required"
+
+
+def test_bev021_says_whether_an_independent_reviewer_declined_or_none_reviewed(independent: Validator) -> None:
+    """An independent reviewer's reject is named as such; with no independent review the need is named."""
+    declined = independent.validate(_reviewed(adjudication(1, [USE], "reject", "software", "software:checker")))
+    (finding,) = [f for f in declined.findings if f.rule_id == "BEV021"]
+    assert finding.message == "An independent reviewer did not accept use 'knowledge_base'."
+    absent = independent.validate(_reviewed())
+    (finding,) = [f for f in absent.findings if f.rule_id == "BEV021"]
+    assert finding.message.startswith("Use 'knowledge_base' needs an accepting review by a non-human reviewer")
