@@ -22,7 +22,7 @@ from bioevidence.extras import MODULES
 REPO = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 EXTRAS: dict[str, list[str]] = PYPROJECT["project"]["optional-dependencies"]
-TOOLING = {"test", "bench", "all"}
+TOOLING = {"test", "bench", "mutation", "all"}
 # Optional modules, plus what linkml-runtime used to drag into the core at run time.
 BLOCKED = sorted({*MODULES, "pytest", "rdflib", "linkml", "pydantic"})
 

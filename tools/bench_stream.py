@@ -31,7 +31,7 @@ def write_batch(path: Path, n: int) -> None:
     with path.open("w", encoding="utf-8") as fh:
         for i in range(n):
             record = dict(base[i % len(base)])
-            record["id"] = f"{record['id']}-{i}"
+            record["record_id"] = f"{record['record_id']}-{i}"
             fh.write(json.dumps(record) + "\n")
 
 

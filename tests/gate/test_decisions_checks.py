@@ -19,7 +19,8 @@ import pytest
 
 from bioevidence import Validator
 from bioevidence.gate import checks
-from bioevidence.gate.profiles import load_profile
+from bioevidence.gate.grounding import QuoteLocation
+from bioevidence.gate.profiles import load_profile, parse_profile
 from builders import adjudication, item, record
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -228,3 +229,146 @@ def test_bev021_says_whether_an_independent_reviewer_declined_or_none_reviewed(i
     absent = independent.validate(_reviewed())
     (finding,) = [f for f in absent.findings if f.rule_id == "BEV021"]
     assert finding.message.startswith("Use 'knowledge_base' needs an accepting review by a non-human reviewer")
+
+
+class _LiteratureOnly:
+    """A grounder that checks quotes only: it grounds no ontology term and no gene."""
+
+    name = "literature-only@1"
+    grounds_literature = True
+
+
+class _Ontology:
+    """A grounder that says it checks ontology terms (and no gene)."""
+
+    name = "ontology@1"
+    grounds_terms = True
+
+
+def test_only_a_grounder_of_the_kind_answers_for_the_release() -> None:
+    """A grounder that checks no terms leaves both BEV029s; an ontology grounder removes only the ontology one."""
+    rec = _example("records/05_review_contradicted_label.json")
+    profile = load_profile("cell-type")
+    unrelated = checks.unchecked_identifiers(rec, profile, [_LiteratureOnly()])
+    assert [f.message.split(" was not checked")[0] for f in unrelated] == [
+        "the ontology term CL:0000236", "the gene identifier CD3E"]
+    (left,) = checks.unchecked_identifiers(rec, profile, [_Ontology()])
+    assert left.message.startswith("the gene identifier CD3E was not checked")
+
+
+# -- per-use contracts block their use only (docs/rules.md: BEV007-BEV013, BEV020 have scope ``use``) -----
+
+THREE_USES = """\
+id: three-uses
+version: "1"
+description: one record, three uses with different contracts
+predicates: []
+subject_types: []
+object_types: []
+uses:
+  strict:
+    required_evidence_types: [curated_annotation]
+    require_human_acceptance: false
+    allow_llm_only: false
+    allow_string_match_only: false
+    verified_evidence_types: [curated_annotation]
+  llm_ok:
+    required_evidence_types: [curated_annotation]
+    require_human_acceptance: false
+    allow_llm_only: true
+    allow_string_match_only: false
+  lenient:
+    required_evidence_types: []
+    require_human_acceptance: false
+    allow_llm_only: true
+    allow_string_match_only: true
+"""
+LLM, STRING = "llm_extraction", "normalized_string_match"
+
+
+@pytest.mark.parametrize(("items", "reviews", "expected"), [
+    pytest.param([item(1, "curated_label")], [],
+                 {"strict": ("rejected", ["BEV007"]), "llm_ok": ("rejected", ["BEV007"]), "lenient": ("admitted", [])},
+                 id="required-type-absent"),
+    pytest.param([item(1, method=LLM)], [],
+                 {"strict": ("review_required", ["BEV008", "BEV020"]), "llm_ok": ("admitted", []),
+                  "lenient": ("admitted", [])}, id="llm-only"),
+    pytest.param([item(1, method=STRING)], [],
+                 {"strict": ("review_required", ["BEV009", "BEV020"]), "llm_ok": ("review_required", ["BEV009"]),
+                  "lenient": ("admitted", [])}, id="string-match-only"),
+    pytest.param([item(1, method=LLM), item(2, method=STRING)], [],
+                 {"strict": ("review_required", ["BEV013", "BEV020"]), "llm_ok": ("review_required", ["BEV013"]),
+                  "lenient": ("admitted", [])}, id="llm-and-string-mixed"),
+    pytest.param([item(1)], [adjudication(1, ["strict"], "reject"), adjudication(2, ["llm_ok"], "defer")],
+                 {"strict": ("rejected", ["BEV011", "BEV020"]), "llm_ok": ("review_required", ["BEV012"]),
+                  "lenient": ("admitted", [])}, id="human-reject-and-defer"),
+])
+def test_a_use_contract_finding_blocks_only_its_use(tmp_path: Path, items: list[dict[str, Any]],
+                                                     reviews: list[dict[str, Any]],
+                                                     expected: dict[str, tuple[str, list[str]]]) -> None:
+    """Each use is decided by its own contract: a finding of one use's contract leaves the others as they are."""
+    path = tmp_path / "three-uses.yaml"
+    path.write_text(THREE_USES, encoding="utf-8")
+    rec = record("general", list(expected), items=items, adjudications=reviews)
+    rec["profile_id"] = "three-uses"
+    report = Validator(path).validate(rec)
+    assert {d.use: (d.admission_status, d.reason_codes) for d in report.use_decisions} == expected, report.to_json()
+
+
+def test_bev007_names_the_missing_types_as_a_fix_to_add_them() -> None:
+    """BEV007's fix adds supporting evidence of exactly the missing required types at $.evidence_items."""
+    rec = record("dataset-label", ["reference_annotation"], items=[item(1, "curated_label")])
+    (finding,) = [f for f in checks.contracts(rec, load_profile("dataset-label")) if f.rule_id == "BEV007"]
+    assert finding.blocking_uses == ["reference_annotation"]
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.field_path, finding.fix.value) == ("add", "$.evidence_items",
+                                                                                ["sample_link"])
+
+
+GENES_AS_TEXT = """\
+id: gene-panel
+version: "1"
+description: gene panels, the gene list named as one string and an ontology without term_roots
+predicates: []
+subject_types: []
+object_types: []
+uses:
+  knowledge_base:
+    required_evidence_types: []
+    require_human_acceptance: false
+    allow_llm_only: false
+    allow_string_match_only: false
+grounders:
+  ontologies: [cl]
+  genes: hgnc
+"""
+
+
+def test_a_release_named_as_one_string_and_several_gene_ids_are_named_in_bev029() -> None:
+    """genes: hgnc (a string) is the release hgnc; two unchecked gene ids are both named; no term_roots is no error."""
+    profile = parse_profile(GENES_AS_TEXT.encode(), source="gene-panel.yaml")
+    rec = _labelled({"id": "HGNC:3430", "label": "ERBB2", "entity_type": "protein"},
+                    {"id": "NCBIGene:2064", "label": "ERBB2", "entity_type": "gene"})
+    found = [f for f in checks.unchecked_identifiers(rec, profile, []) if "gene identifier" in f.message]
+    (finding,) = found
+    assert (finding.rule_id, finding.severity) == ("BEV029", "review")
+    assert finding.message.startswith("2 gene identifiers (HGNC:3430, NCBIGene:2064) were not checked: "
+                                      "profile 'gene-panel' names the release hgnc and none was given")
+    assert "bioevidence sources pull hgnc," in finding.message
+
+
+# -- BEV032: a verified quote from a part of the paper the profile leaves out ------------------------------
+
+
+@pytest.mark.parametrize(("part", "codes"), [("references", ["BEV032"]), ("body", [])])
+def test_a_quote_located_outside_the_profile_quote_parts_goes_to_review(part: str, codes: list[str]) -> None:
+    """quote_parts [title, abstract, body]: a quote found in the reference list is BEV032 on that item; body is fine."""
+    text = (EXAMPLES.parent / "profiles" / "literature-claim.yaml").read_text(encoding="utf-8")
+    profile = parse_profile((text + "quote_parts: [title, abstract, body]\n").encode(), source="quoted-parts.yaml")
+    rec = _cited_twice(["first quote.", "second quote."])
+    second = rec["evidence_items"][1]["id"]
+    found = checks.quote_parts(rec, profile, [QuoteLocation(second, part, "ref-12", section="References")])
+    assert [f.rule_id for f in found] == codes
+    for finding in found:
+        assert (finding.severity, finding.blocking_uses) == ("review", ["research_summary"])
+        assert finding.field_path == "$.evidence_items[1].extracted_text"

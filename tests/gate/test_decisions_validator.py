@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import bioevidence
-from bioevidence import ConfigurationError, Finding, Grounding, load_profile
+from bioevidence import ConfigurationError, Finding, Fix, Grounding, load_profile
 from bioevidence.gate.inputs import load_record
 from builders import record
 
@@ -29,13 +29,14 @@ QUOTED = EXAMPLES / "claims" / "01_quoted.json"
 
 @dataclass
 class Says:
-    """A custom grounder that returns one fixed finding."""
+    """A custom grounder that returns fixed findings."""
 
     finding: Finding
     name: str = "custom:says"
+    more: tuple[Finding, ...] = ()
 
     def ground(self, record: dict[str, Any]) -> Grounding:
-        return Grounding([self.finding])
+        return Grounding([self.finding, *self.more])
 
 
 @pytest.mark.parametrize("path", [ADMITTED, YAML_RECORD], ids=["json", "yaml"])
@@ -110,9 +111,46 @@ def test_grounding_false_accepts_an_unchecked_quote_and_the_default_sends_it_to_
 def test_a_grounder_code_outside_the_catalogue_rejects_every_requested_use() -> None:
     """Fail closed: the GROUNDER_FAILURE for an unknown code blocks each use, so each use decision is rejected."""
     uses = ["knowledge_base", "research_summary"]
-    report = bioevidence.validate(record("general", uses), grounders=[Says(Finding("BEV999", "info", "made up", "$"))])
+    later = Finding("BEV031", "info", "quoted from a caption", "$.evidence_items[0].extracted_text")
+    report = bioevidence.validate(record("general", uses),
+                                  grounders=[Says(Finding("BEV999", "info", "made up", "$"), more=(later,))])
+    assert later in report.findings  # the grounder's other findings are still read and reported
     assert report.overall_status == "rejected"
     (failure,) = [f for f in report.findings if f.rule_id == "GROUNDER_FAILURE"]
     assert (failure.severity, failure.blocking_uses) == ("error", uses)
     assert [(d.use, d.admission_status, d.reason_codes) for d in report.use_decisions] == [
         (use, "rejected", ["GROUNDER_FAILURE"]) for use in uses]
+
+
+TWO_USES = ["knowledge_base", "research_summary"]
+
+
+@pytest.mark.parametrize(("code", "written", "expected"), [
+    pytest.param("BEV017", ["knowledge_base"], {"knowledge_base": "rejected", "research_summary": "rejected"},
+                 id="scope-all-blocks-every-use"),
+    pytest.param("BEV020", ["knowledge_base"], {"knowledge_base": "review_required", "research_summary": "admitted"},
+                 id="scope-use-blocks-the-use-named"),
+    pytest.param("BEV020", [], {"knowledge_base": "review_required", "research_summary": "review_required"},
+                 id="scope-use-naming-none-blocks-every-use"),
+    pytest.param("BEV020", ["training_data"], {"knowledge_base": "review_required",
+                                               "research_summary": "review_required"},
+                 id="scope-use-naming-an-unrequested-use-blocks-every-use"),
+])
+def test_a_grounder_finding_blocks_the_uses_its_catalogue_scope_says(code: str, written: list[str],
+                                                                      expected: dict[str, str]) -> None:
+    """Scope all blocks every requested use; scope use blocks the requested uses named, else every use."""
+    finding = Finding(code, "error" if code == "BEV017" else "review", "seen by the grounder", "$.evidence_items[0]",
+                      written)
+    report = bioevidence.validate(record("general", TWO_USES), grounders=[Says(finding)])
+    assert {d.use: d.admission_status for d in report.use_decisions} == expected, report.to_json()
+    (found,) = [f for f in report.findings if f.rule_id == code]
+    assert found.blocking_uses == [use for use, status in expected.items() if status != "admitted"]
+
+
+def test_a_grounder_finding_keeps_its_fix_when_the_catalogue_corrects_its_severity() -> None:
+    """BEV017 written as info becomes an error blocking every use, and the fix the grounder gave stays with it."""
+    fix = Fix("replace", "$.statement.object.label", "B cell")
+    finding = Finding("BEV017", "info", "the label is not the term's name", "$.statement.object.label", [], fix)
+    report = bioevidence.validate(record("general", TWO_USES), grounders=[Says(finding)])
+    (found,) = [f for f in report.findings if f.rule_id == "BEV017"]
+    assert (found.severity, found.blocking_uses, found.fix) == ("error", TWO_USES, fix)
