@@ -16,7 +16,10 @@
 * ``http_deadline`` (``BIOEVIDENCE_HTTP_DEADLINE``, default 120 s; ``--http-deadline`` on
   ``ground``): one HTTP request, every attempt, read and backoff wait included.
 
-Fixed limits (not configurable): record and input files of at most 50 MB (``io.MAX_BYTES``),
+CPUs (:func:`usable_cpus`): what this process is allowed to run on, not what the machine has; every
+default count of workers or threads starts from it.
+
+Fixed limits (not configurable): one record (a file, or a JSONL line) of at most 50 MB (``io.MAX_BYTES``),
 JSON/YAML nesting of at most 100 levels (``io.MAX_DEPTH``). Sizes are written as bytes or
 with a suffix (``512K``, ``256M``, ``1G``; binary multiples). Functions take the limit as an
 explicit argument; ``None`` means "the environment's value, else the default", read when the
@@ -32,7 +35,7 @@ from dataclasses import dataclass
 
 from .errors import ConfigurationError
 
-__all__ = ["LIMITS", "Limit", "format_size", "limit", "parse_size", "size_limit"]
+__all__ = ["LIMITS", "Limit", "format_size", "limit", "parse_size", "size_limit", "usable_cpus"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,3 +100,24 @@ def limit(name: str, environ: Mapping[str, str] | None = None) -> float:
 def size_limit(name: str, value: int | None = None) -> int:
     """An explicit size when given, else :func:`limit` as an int."""
     return int(value) if value is not None else int(limit(name))
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may use: its affinity mask (``taskset``, a cgroup cpuset, SLURM's CPU
+    binding), capped by a SLURM allocation (``SLURM_CPUS_PER_TASK``) and a cgroup v2 CPU quota
+    (``cpu.max``) when they are smaller. ``os.cpu_count()`` counts the node, so an ``sbatch -c 1``
+    job on a 64-core node would otherwise start 64 workers on one CPU."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    slurm = os.environ.get("SLURM_CPUS_PER_TASK", "").strip()
+    if slurm.isdigit() and int(slurm) > 0:
+        n = min(n, int(slurm))
+    try:
+        quota, period = open("/sys/fs/cgroup/cpu.max", encoding="ascii").read().split()[:2]  # noqa: SIM115
+        if quota != "max" and int(period) > 0:
+            n = min(n, max(1, int(quota) // int(period)))
+    except (OSError, ValueError):
+        pass
+    return max(1, n)

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from .._version import __version__
 from ..errors import BioevidenceError, ClusterError, ConfigurationError
+from ..limits import usable_cpus
 from . import BatchFailed, Progress, Ready, Recipe, loaded
 
 B = TypeVar("B")
@@ -118,7 +119,7 @@ def check_scheduler(value: str) -> None:
 
 def local_workers(n: int | None) -> int:
     """Worker processes for ``local[:N]``: N, capped at the cores unless ``$BIOEVIDENCE_DASK_OVERSUBSCRIBE=1``."""
-    cores = os.cpu_count() or 1
+    cores = usable_cpus()
     if n is None:
         return cores
     if n > cores and os.environ.get(OVERSUBSCRIBE_ENV) != "1":

@@ -9,7 +9,6 @@ and choosing where they run is :mod:`bioevidence.execute`'s job, the same for ev
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from ..errors import BioevidenceError, ClusterError, ConfigurationError, InputError
 from ..execute import BatchFailed, Progress, Ready, Recipe, map_batches
 from ..io import dumps_line
+from ..limits import usable_cpus
 from .inputs import Job
 from .report import Report
 from .spec import GateSpec
@@ -88,6 +88,12 @@ def _failed(job: Job, message: str) -> Result:
     return Result(job.file, job.line, "error", text, error)
 
 
+def default_workers(records: int) -> int:
+    """Forked workers for a batch of ``records`` on this machine: one for a small batch, else the CPUs
+    this process may use (:func:`~bioevidence.limits.usable_cpus`: its allocation, not the node), at most 8."""
+    return min(usable_cpus(), 8) if records >= PARALLEL_THRESHOLD else 1
+
+
 def run(jobs: list[Job], validator: Validator | GateSpec, *, workers: int | None = None, scheduler: Any = None,
         progress: Progress | None = None, batch_size: int | None = None) -> list[Result]:
     """Validate ``jobs``; results in input order.
@@ -104,7 +110,7 @@ def run(jobs: list[Job], validator: Validator | GateSpec, *, workers: int | None
     if scheduler is not None and workers is not None:
         raise ConfigurationError("use --workers / workers= (this machine) or --scheduler / scheduler= (Dask), not both")
     if workers is None:
-        workers = min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_THRESHOLD else 1
+        workers = default_workers(len(jobs))
     recipe: Recipe[Validator] = validator if isinstance(validator, GateSpec) else Ready(validator)
     results: list[Result] = []
     for part, outcome in map_batches(_validate_batch, recipe, jobs, scheduler=scheduler, workers=workers, base=CHUNK,

@@ -12,13 +12,13 @@ BGE's protocol: passages are encoded as they are, questions with the retrieval i
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError, IntegrityError
+from ..limits import usable_cpus
 from .dense import BGE_SMALL, KB_EXTRA, _sha256_file, require_kb_extra
 
 __all__ = ["BGE_SMALL", "OnnxEncoder", "bge_small_dir"]
@@ -72,7 +72,7 @@ class OnnxEncoder:
         self._tok.no_padding()
         self._ort = ort
         self._path = str(model)
-        self._batch_session = self._session(threads or min(os.cpu_count() or 1, 4))
+        self._batch_session = self._session(threads or min(usable_cpus(), 4))
         self._query_session: Any = None  # one thread: a one-row pass gains nothing from more
         self.batch_size = batch_size
         self._lock = threading.Lock()

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError, IntegrityError
+from ..limits import usable_cpus
 from ..resources import data_dir
 
 __all__ = ["EXTRA", "ModelCard", "StanceOnnx", "model_dir", "missing_runtime"]
@@ -106,7 +106,7 @@ class StanceOnnx:
         self._tok.enable_truncation(self.card.max_tokens, strategy="only_second")
         self._tok.no_padding()
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or min(os.cpu_count() or 1, 2)
+        opts.intra_op_num_threads = threads or min(usable_cpus(), 2)
         opts.inter_op_num_threads = 1
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(folder / "model.onnx"), opts, providers=["CPUExecutionProvider"])

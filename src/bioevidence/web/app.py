@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import secrets
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,6 +30,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from .._version import __version__
+from ..limits import usable_cpus
 from ..loop import standing
 from .redact import public, redact_page
 from .sessions import Session
@@ -57,7 +57,7 @@ HEADERS = [
 
 #: Sign-ins run here, one per core at most: an argon2 check takes a core for ~35 ms, and a burst of
 #: sign-ins then queues on these threads instead of taking the request threads from reviewers at work.
-SIGN_IN = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="sign-in")
+SIGN_IN = ThreadPoolExecutor(max_workers=usable_cpus(), thread_name_prefix="sign-in")
 
 
 class NeedLogin(Exception):
