@@ -46,3 +46,16 @@ def test_a_small_batch_stays_in_one_process() -> None:
     """Below the parallel threshold forking costs more than it saves: one worker."""
     assert default_workers(PARALLEL_THRESHOLD - 1) == 1
     assert default_workers(PARALLEL_THRESHOLD) == min(usable_cpus(), 8)
+
+
+def test_cluster_batches_are_cut_from_the_work_not_the_workers_present() -> None:
+    """Started right after ``cluster.scale(jobs=2)``, 2,000 records became 4 batches instead of 8:
+    the size is now a function of the records alone (at least MIN_BATCHES batches where the records
+    allow, each between the task's base and 8 × base)."""
+    from bioevidence.execute.cluster import MIN_BATCHES, DaskExecutor, batch_size_for
+
+    assert batch_size_for(2_000, 250) == 250  # 8 batches, however many workers have joined
+    assert batch_size_for(100_000, 250) == -(-100_000 // MIN_BATCHES)  # 1,563: 64 batches
+    assert batch_size_for(10**7, 250) == 2_000  # capped at 8 x base
+    # the executor's own choice reads nothing of the cluster (called without one)
+    assert DaskExecutor.batch_size(None, 2_000, 250) == 250  # type: ignore[arg-type]

@@ -117,6 +117,14 @@ def check_scheduler(value: str) -> None:
         probe(value.strip())
 
 
+MIN_BATCHES = 64  # batches a large run is cut into, whatever the cluster's size when it starts
+
+
+def batch_size_for(items: int, base: int) -> int:
+    """Items per cluster batch for ``items`` items (see :meth:`DaskExecutor.batch_size`)."""
+    return max(base, min(8 * base, -(-items // MIN_BATCHES)))
+
+
 def local_workers(n: int | None) -> int:
     """Worker processes for ``local[:N]``: N, capped at the cores unless ``$BIOEVIDENCE_DASK_OVERSUBSCRIBE=1``."""
     cores = usable_cpus()
@@ -231,8 +239,10 @@ class DaskExecutor:
         return max(1, sum(self.client.nthreads().values()))
 
     def batch_size(self, items: int, base: int) -> int:
-        """Larger batches than on one machine: about 4 per worker thread, between base and 8 × base."""
-        return max(base, min(8 * base, -(-items // (4 * self.workers))))
+        """From the work alone, never the workers present (a cluster still scaling up has few at
+        connect, and batches cut for them would starve the rest): at least :data:`MIN_BATCHES` batches
+        where the items allow, each between ``base`` and 8 × ``base``."""
+        return batch_size_for(items, base)
 
     def map(self, task: Callable[[Any, B], R], recipe: Recipe[Any], batches: Sequence[B], *,
             progress: Progress | None = None) -> Iterator[R | BatchFailed]:
