@@ -49,11 +49,12 @@ def _wait_for_workers(address: str, n: int) -> None:
         client.wait_for_workers(n, timeout=120)
 
 
-def _same_reports(records: list[dict[str, Any]], snapshots: Path, tmp_path: Path, address: str) -> None:
+def _same_reports(records: list[dict[str, Any]], snapshots: Path, tmp_path: Path, *where: str) -> None:
+    """``where``: ``--scheduler ADDRESS`` or ``--scheduler-file FILE``."""
     batch = write_jsonl(tmp_path / "records.jsonl", records)
     common = [str(batch), "--profile", "literature-claim", "--snapshot-dir", str(snapshots), "--format", "jsonl"]
     one = _bioevidence("validate", *common, "--workers", "1", "-o", str(tmp_path / "one.jsonl"))
-    dask = _bioevidence("validate", *common, "--scheduler", address, "-o", str(tmp_path / "dask.jsonl"))
+    dask = _bioevidence("validate", *common, *where, "-o", str(tmp_path / "dask.jsonl"))
     assert dask.returncode == one.returncode in (1, 2), dask.stderr
     assert dask.stderr == one.stderr
     assert without_timestamps((tmp_path / "dask.jsonl").read_text()) == without_timestamps(
@@ -75,7 +76,7 @@ def test_an_existing_scheduler_found_through_a_scheduler_file(
                   "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"]
         with _processes(worker, worker):
             _wait_for_workers(address, 2)
-            _same_reports(civic_records, snapshots, tmp_path, address)
+            _same_reports(civic_records, snapshots, tmp_path, "--scheduler-file", str(file))  # issue 29 item 4
 
 
 def test_slurm_through_dask_jobqueue_job_scripts(
@@ -99,4 +100,4 @@ def test_slurm_through_dask_jobqueue_job_scripts(
             scripts[-1].write_text(text.replace("dummy-name", f"SLURMCluster-{job}"))
         with _processes(["bash", str(scripts[0])], ["bash", str(scripts[1])]):
             _wait_for_workers(slurm.scheduler_address, 2)
-            _same_reports(civic_records[:120], snapshots, tmp_path, slurm.scheduler_address)
+            _same_reports(civic_records[:120], snapshots, tmp_path, "--scheduler", slurm.scheduler_address)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -12,9 +13,36 @@ SCHEDULER_HELP = ("Run the batches on Dask: local[:N] (N worker processes on thi
                   "address such as tcp://10.0.0.5:8786 (needs pip install 'bioevidence[dask]'; see docs/scale.md).")
 
 
+_FROM_FILE = "bioevidence.scheduler_file"
+
+
+def _from_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    """``--scheduler-file``: the address a Dask scheduler wrote (``dask scheduler --scheduler-file``,
+    ``dask-mpi``, a SLURM script), kept for ``--scheduler`` to check and use."""
+    if value is None or ctx.resilient_parsing:
+        return
+    import json
+
+    from ..errors import ConfigurationError
+    from ..io import read_limited
+
+    try:
+        address = json.loads(read_limited(value, 1 << 20)).get("address")
+    except (ValueError, AttributeError) as exc:
+        raise ConfigurationError(f"{value} is not a Dask scheduler file (JSON with an \"address\"): {exc}") from exc
+    if not isinstance(address, str) or not address:
+        raise ConfigurationError(f"{value} names no scheduler address (a Dask scheduler file holds "
+                                 "{\"address\": \"tcp://HOST:PORT\", ...}); is the scheduler started?")
+    ctx.meta[_FROM_FILE] = address
+
+
 def _checked(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """The address is checked (its form, a scheduler answering there) before the command does any work:
     ``kb build --scheduler unreachable`` used to write the knowledge base first."""
+    from_file = ctx.meta.get(_FROM_FILE)
+    if value is not None and from_file is not None:
+        raise click.UsageError("give --scheduler or --scheduler-file, not both")
+    value = value if value is not None else from_file
     if value is not None and not ctx.resilient_parsing:
         from ..execute.cluster import check_scheduler
 
@@ -23,7 +51,12 @@ def _checked(ctx: click.Context, param: click.Parameter, value: str | None) -> s
 
 
 def scheduler_option(f: Any) -> Any:
-    return click.option("--scheduler", metavar="ADDRESS|local[:N]", help=SCHEDULER_HELP, callback=_checked)(f)
+    f = click.option("--scheduler", metavar="ADDRESS|local[:N]", help=SCHEDULER_HELP, callback=_checked)(f)
+    # processed before --scheduler (is_eager), so --scheduler's check sees the address it wrote
+    return click.option("--scheduler-file", type=click.Path(dir_okay=False, path_type=Path), is_eager=True,
+                        expose_value=False, callback=_from_file,
+                        help="Read the scheduler's address from the JSON file a Dask scheduler writes "
+                             "(dask scheduler --scheduler-file, dask-mpi, SLURM scripts).")(f)
 
 
 @contextmanager
