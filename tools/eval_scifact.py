@@ -142,7 +142,7 @@ def main() -> None:
               f"{hit[k][0] / max(1, hit[k][1]):.4f}")
     if stance_llm is not None:
         print(f"stance by {args.stance_model}: {stance_calls['labelled']} sentences labelled by the model, "
-              f"{stance_calls['failed']} calls unusable (their sentences keep the lexical label)")
+              f"{stance_calls['failed']} calls unusable (their sentences keep the offline label)")
     print("stance of returned sentences (rows: gold, a rationale's label or neutral; columns: predicted)")
     print(f"{'':>12} " + " ".join(f"{x:>11}" for x in ("supports", "contradicts", "neutral")))
     for gold_label in ("supports", "contradicts", "neutral"):

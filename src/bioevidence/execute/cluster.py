@@ -49,11 +49,47 @@ _LOCAL = re.compile(r"local(?::(\d+))?")
 _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss)://)?[^\s:/@]+:\d{1,5}/?")
 
 
+DASK_LOG_ENV = "BIOEVIDENCE_DASK_LOG"
+
+
+class _JsonLines(logging.Handler):
+    """Dask's log records as one JSON object a line on stderr, beside (never inside) our error lines."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        import json
+        import sys
+
+        try:
+            sys.stderr.write(json.dumps({"log": "dask", "logger": record.name, "level": record.levelname,
+                                         "message": record.getMessage()}) + "\n")
+        except Exception:  # a log line must never break the run
+            self.handleError(record)
+
+
+def _route_dask_logs() -> None:
+    """Dask's logging, decided once per process: with ``$BIOEVIDENCE_DASK_LOG=FILE`` everything from
+    INFO up goes to FILE; otherwise only errors, as JSON lines on stderr, so a batch's stderr stays one
+    JSON object a line. Worker processes this process starts inherit the level (``DASK_LOGGING__*``)."""
+    target = os.environ.get(DASK_LOG_ENV)
+    handler: logging.Handler = logging.FileHandler(target) if target else _JsonLines()
+    if target:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    for name in ("distributed", "dask", "tornado"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(logging.INFO if target else logging.ERROR)
+        logger.propagate = False
+
+
 def _import_distributed() -> Any:
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")  # read by distributed at import, here and in workers
     try:
         import distributed
     except ImportError as exc:
         raise ConfigurationError(f"--scheduler needs Dask, which is not installed: {INSTALL_HINT}") from exc
+    if not getattr(_route_dask_logs, "done", False):
+        _route_dask_logs()
+        _route_dask_logs.done = True  # type: ignore[attr-defined]
     return distributed
 
 
