@@ -12,6 +12,9 @@ import json
 import logging
 import os
 import re
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +108,27 @@ def without_timestamps(text: str) -> str:
     """The output with each ``validated_at`` value blanked (the one field allowed to differ between
     runs); every other byte is kept, so comparing two of these compares the outputs byte for byte."""
     return re.sub(r'("validated_at": ?)"[^"]*"', r'\1"-"', text)
+
+
+@contextmanager
+def processes(*commands: list[str]) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Start ``commands`` (a scheduler, workers) as processes; terminate them (then kill) at the end."""
+    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for cmd in commands]
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def wait_for_workers(address: str, n: int) -> None:
+    """Block until ``n`` workers have joined the scheduler at ``address`` (at most 120 s)."""
+    distributed = need_distributed()
+    with distributed.Client(address, timeout=30, set_as_default=False) as client:
+        client.wait_for_workers(n, timeout=120)

@@ -10,14 +10,12 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from clusters import need_distributed, without_timestamps, write_jsonl
+from clusters import need_distributed, processes, wait_for_workers, without_timestamps, write_jsonl
 
 BIN = Path(sys.executable).parent
 
@@ -25,28 +23,6 @@ BIN = Path(sys.executable).parent
 def _bioevidence(*args: str) -> subprocess.CompletedProcess[str]:
     exe = shutil.which("bioevidence", path=str(BIN)) or "bioevidence"
     return subprocess.run([exe, *args], capture_output=True, text=True, timeout=300, check=False)
-
-
-@contextmanager
-def _processes(*commands: list[str]) -> Iterator[list[subprocess.Popen[bytes]]]:
-    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for cmd in commands]
-    try:
-        yield procs
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
-def _wait_for_workers(address: str, n: int) -> None:
-    distributed = need_distributed()
-    with distributed.Client(address, timeout=30, set_as_default=False) as client:
-        client.wait_for_workers(n, timeout=120)
 
 
 def _same_reports(records: list[dict[str, Any]], snapshots: Path, tmp_path: Path, *where: str) -> None:
@@ -67,15 +43,15 @@ def test_an_existing_scheduler_found_through_a_scheduler_file(
     file = tmp_path / "scheduler.json"
     scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
                  "--no-dashboard", "--scheduler-file", str(file)]
-    with _processes(scheduler):
+    with processes(scheduler):
         deadline = time.monotonic() + 60
         while not file.is_file() and time.monotonic() < deadline:
             time.sleep(0.2)
         address = json.loads(file.read_text())["address"]
         worker = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(file),
                   "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"]
-        with _processes(worker, worker):
-            _wait_for_workers(address, 2)
+        with processes(worker, worker):
+            wait_for_workers(address, 2)
             _same_reports(civic_records, snapshots, tmp_path, "--scheduler-file", str(file))  # issue 29 item 4
 
 
@@ -98,6 +74,6 @@ def test_slurm_through_dask_jobqueue_job_scripts(
         for job in range(2):  # what cluster.scale(jobs=2) hands to sbatch: one script per job, named apart
             scripts.append(tmp_path / f"job-{job}.sh")
             scripts[-1].write_text(text.replace("dummy-name", f"SLURMCluster-{job}"))
-        with _processes(["bash", str(scripts[0])], ["bash", str(scripts[1])]):
-            _wait_for_workers(slurm.scheduler_address, 2)
+        with processes(["bash", str(scripts[0])], ["bash", str(scripts[1])]):
+            wait_for_workers(slurm.scheduler_address, 2)
             _same_reports(civic_records[:120], snapshots, tmp_path, "--scheduler", slurm.scheduler_address)

@@ -21,10 +21,12 @@ Every Dask and distributed error is translated here (:func:`translate`), nowhere
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import pickle
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -50,6 +52,7 @@ _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss)://)?[^\s:/@]+:\d{1,5}/?")
 
 
 DASK_LOG_ENV = "BIOEVIDENCE_DASK_LOG"
+GRACE_ENV = "BIOEVIDENCE_DASK_GRACE"  # seconds a lost scheduler may take to come back
 
 
 class _JsonLines(logging.Handler):
@@ -74,7 +77,14 @@ def _route_dask_logs() -> None:
     handler: logging.Handler = logging.FileHandler(target) if target else _JsonLines()
     if target:
         handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-    for name in ("distributed", "dask", "tornado"):
+    roots = ("distributed", "dask", "tornado")
+    for name in list(logging.root.manager.loggerDict):  # Dask's config gives some children their own handler
+        if name.split(".")[0] in roots and "." in name:
+            child = logging.getLogger(name)
+            child.handlers[:] = []
+            child.setLevel(logging.NOTSET)
+            child.propagate = True
+    for name in roots:
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
         logger.setLevel(logging.INFO if target else logging.ERROR)
@@ -307,7 +317,7 @@ class DaskExecutor:
         try:
             while submitted < min(WINDOW * workers, total):
                 submit()
-            for future, value in pending:
+            for future, value in self._completed(pending, position):
                 index = position.pop(future)
                 if future.status == "finished":
                     ready[index] = value
@@ -327,7 +337,31 @@ class DaskExecutor:
                     emitted += 1
         finally:
             for future in position:
-                future.cancel()
+                with contextlib.suppress(Exception):  # a closed client must not hide the ClusterError
+                    future.cancel()
+
+    def _completed(self, pending: Any, position: dict[Any, int]) -> Iterator[tuple[Any, Any]]:
+        """``(future, result)`` as batches finish, with the scheduler watched while waiting: a client
+        no longer running, or reconnecting for longer than ``$BIOEVIDENCE_DASK_GRACE`` seconds
+        (default 60), is a :class:`ClusterError` (exit 3) instead of a wait that never ends."""
+        grace = float(os.environ.get(GRACE_ENV, "60"))
+        lost_since: float | None = None
+        while position:
+            got = pending.next_batch(block=False)
+            if got:
+                lost_since = None
+                yield from got
+                continue
+            status = self.client.status
+            if status == "running":
+                lost_since = None
+            elif status == "connecting" and (lost_since is None or time.monotonic() - lost_since < grace):
+                lost_since = lost_since if lost_since is not None else time.monotonic()
+            else:
+                raise ClusterError(f"lost the Dask scheduler {self.address} (the client is {status}"
+                                   f"{f' after {grace:g} s' if status == 'connecting' else ''}); no results "
+                                   "were written; check the scheduler and run again", retryable=True)
+            time.sleep(0.01)
 
     def close(self) -> None:
         if self.owns_client:
