@@ -114,3 +114,19 @@ def test_resume_refuses_a_partial_made_for_other_input_and_needs_an_output(tmp_p
     assert not out.exists()
     no_output = _validate(str(batch), "--resume")
     assert no_output.returncode == 3 and "-o" in no_output.stderr
+
+
+def test_a_batch_job_log_gets_json_progress_lines_only_when_asked(tmp_path: Path) -> None:
+    """Not on a terminal: silent by default; with --progress-every, JSON lines (records done rising,
+    a rate, the share of the input read), beside the report lines, never inside them."""
+    batch = _batch(tmp_path / "b.jsonl", 4000)
+    quiet = _validate(str(batch), "-o", str(tmp_path / "q.jsonl"), "--window", "100", "--workers", "1")
+    assert quiet.stderr == ""
+    told = _validate(str(batch), "-o", str(tmp_path / "t.jsonl"), "--window", "100", "--workers", "1",
+                     "--progress-every", "0.1")
+    lines = [json.loads(x) for x in told.stderr.splitlines()]
+    assert lines and all(x["progress"] == "validating" and x["per_s"] > 0 for x in lines), told.stderr
+    records = [x["records"] for x in lines]
+    assert records == sorted(records) and 0 < records[-1] <= 4000
+    assert all(0 < x["input_share"] <= 1 for x in lines)
+    assert (tmp_path / "q.jsonl").read_bytes() == (tmp_path / "t.jsonl").read_bytes()

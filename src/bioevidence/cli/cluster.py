@@ -60,15 +60,34 @@ def scheduler_option(f: Any) -> Any:
 
 
 @contextmanager
-def stream_progress(total_bytes: int) -> Iterator[Callable[[int, int, float], None] | None]:
+def stream_progress(total_bytes: int, every: float | None = None) -> Iterator[Callable[[int, int, float], None] | None]:
     """A rich bar on stderr for a streamed batch, when stderr is a terminal: the input read (bytes,
-    so the ETA holds for a file of unknown record count), records done and records a second; else
-    ``None`` (silent: a log or a pipe gets no bar)."""
+    so the ETA holds for a file of unknown record count), records done and records a second. Not on
+    a terminal (a batch job's log): with ``every`` seconds, one JSON line at most that often
+    (``{"progress": "validating", "records": N, "per_s": R, "input_share": S}``); else silent."""
     from rich.console import Console
 
     console = Console(stderr=True)
     if not console.is_terminal:
-        yield None
+        if every is None:
+            yield None
+            return
+        import json
+        import sys
+        import time
+
+        last = [time.monotonic()]
+
+        def line(read: int, done: int, rate: float) -> None:
+            now = time.monotonic()
+            if now - last[0] >= every:
+                last[0] = now
+                share = round(read / total_bytes, 4) if total_bytes else None
+                sys.stderr.write(json.dumps({"progress": "validating", "records": done, "per_s": round(rate),
+                                             "input_share": share}) + "\n")
+                sys.stderr.flush()
+
+        yield line
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 

@@ -143,13 +143,17 @@ def _build_grounders(profile: Any, options: dict[str, Any], chosen: Any = None) 
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted JSONL batch written with -o: the records already reported are "
                    "skipped and the output ends as an uninterrupted run's would (docs/performance.md).")
+@click.option("--progress-every", type=click.FloatRange(min=0.1), metavar="SECONDS",
+              help="When stderr is not a terminal (a batch job's log): a JSON progress line at most this often "
+                   "(records done, records/s, share of the input read). On a terminal a bar is drawn instead.")
 @click.option("--window", type=click.IntRange(min=1), default=20_000, show_default=True,
               help="Records held in memory at once when a JSONL batch is streamed (the reports of one window).")
 @scheduler_option
 @_grounding_options
 def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None, fmt: str | None, output: Path | None,
              workers: int | None, workspace: Path | None, no_grounding: bool, linkml: Path | None,
-             annotate_eco: bool, resume: bool, window: int, scheduler: str | None, **grounding: Any) -> None:
+             annotate_eco: bool, resume: bool, window: int, progress_every: float | None, scheduler: str | None,
+             **grounding: Any) -> None:
     """Validate evidence records and decide each requested use.
 
     PATHS are record files (.json, .yaml, .yml), JSONL files of one record per line, or folders
@@ -221,7 +225,7 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
                                  "(and --format jsonl, the batch default), without --scheduler")
     if fmt == "jsonl" and scheduler is None:  # streamed: memory bounded whatever the batch's size
         sys.exit(_stream_jsonl(files, gate, output, resume=resume, workers=workers, workspace=workspace,
-                               window=window))
+                               window=window, every=progress_every))
     jobs = [job for f in files for job in read_jobs(f, workspace=workspace)]
     with batch_progress("validating", scheduler is not None) as progress:
         results = run(jobs, gate, workers=workers, scheduler=scheduler, progress=progress)
@@ -267,7 +271,7 @@ def _fingerprint(files: list[Path]) -> str:
 
 
 def _stream_jsonl(files: list[Path], gate: Any, output: Path | None, *, resume: bool, workers: int | None,
-                  workspace: Path | None, window: int) -> int:
+                  workspace: Path | None, window: int, every: float | None = None) -> int:
     """A JSONL batch validated as a stream (:mod:`bioevidence.gate.stream`); the exit code."""
     from collections import Counter
 
@@ -298,7 +302,7 @@ def _stream_jsonl(files: list[Path], gate: Any, output: Path | None, *, resume: 
 
     total = sum(f.stat().st_size for f in files if f.is_file())
     try:
-        with stream_progress(total) as progress:
+        with stream_progress(total, every) as progress:
             def report(done: int, rate: float) -> None:
                 if progress is not None:
                     progress(read[0] + read[1], done, rate)
