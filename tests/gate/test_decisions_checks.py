@@ -357,6 +357,20 @@ def test_a_release_named_as_one_string_and_several_gene_ids_are_named_in_bev029(
     assert "bioevidence sources pull hgnc," in finding.message
 
 
+def test_an_ontology_named_without_term_roots_still_has_its_ids_checked_or_sent_to_review() -> None:
+    """ontologies: [cl] with no term_roots: the CL grounder checks every CL-prefixed id, so without the
+    release a CL id is BEV029 (review), never admitted as if checked (found by mutation testing)."""
+    profile = parse_profile(GENES_AS_TEXT.encode(), source="gene-panel.yaml")
+    rec = _labelled({"id": "example:sample-7", "label": "sample 7", "entity_type": "sample"},
+                    {"id": "CL:0000236", "label": "B cell", "entity_type": "cell"})
+    found = [f for f in checks.unchecked_identifiers(rec, profile, []) if "ontology term" in f.message]
+    (finding,) = found
+    assert (finding.rule_id, finding.severity) == ("BEV029", "review")
+    assert finding.message.startswith("the ontology term CL:0000236 was not checked: profile 'gene-panel' names "
+                                      "the release cl")
+    assert checks._release_prefix("releases/cl.obo.gz") == checks._release_prefix("CL@2026-01-01") == "cl"
+
+
 # -- BEV032: a verified quote from a part of the paper the profile leaves out ------------------------------
 
 

@@ -7,6 +7,7 @@ where the correction is known the finding carries a ``Fix`` for the feedback loo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -244,14 +245,23 @@ def unchecked_publications(record: Record) -> list[Finding]:
 _RELEASES = {"ontologies": ("ontology term", "--ontology"), "genes": ("gene identifier", "--genes")}
 
 
-def _identifiers(record: Record, kind: str, roots: dict[str, Any]) -> list[str]:
-    """The record's identifiers a release of ``kind`` would check: the subject's and object's ids
-    whose ``entity_type`` is a root's kind (or whose prefix is a root's) for ontologies; for genes
-    those of type ``gene`` or prefix ``HGNC``, and each evidence item's ``gene=`` locator value."""
+def _release_prefix(release: Any) -> str:
+    """The ontology id a release is named by (``cl``, ``releases/cl.obo.gz``, ``vbo@2026-04-15`` → its
+    CURIE prefix, case-folded): the ontology grounder checks every id with that prefix."""
+    name = str(release).replace("\\", "/").rsplit("/", 1)[-1]
+    return re.split(r"[.@:]", name, maxsplit=1)[0].casefold()
+
+
+def _identifiers(record: Record, kind: str, roots: dict[str, Any], releases: Iterable[Any] = ()) -> list[str]:
+    """The record's identifiers a release of ``kind`` would check: for ontologies the subject's and
+    object's ids whose ``entity_type`` is a root's kind, or whose prefix is a root's or a named
+    release's (the grounder checks those even without ``term_roots``); for genes those of type
+    ``gene`` or prefix ``HGNC``, and each evidence item's ``gene=`` locator value."""
     from .grounders.common import entities, items, pairs
 
     if kind == "ontologies":
-        types, prefixes = {str(k) for k in roots}, {str(v).split(":", 1)[0].casefold() for v in roots.values()}
+        types = {str(k) for k in roots}
+        prefixes = {str(v).split(":", 1)[0].casefold() for v in roots.values()} | {_release_prefix(r) for r in releases}
     else:
         types, prefixes = {"gene"}, {"hgnc"}
     out = []
@@ -287,7 +297,7 @@ def unchecked_identifiers(record: Record, profile: Profile, grounders: Iterable[
         releases = [releases] if isinstance(releases, str) else releases
         if not releases or ran[kind]:
             continue
-        ids = _identifiers(record, kind, roots)
+        ids = _identifiers(record, kind, roots, releases)
         if not ids:
             continue
         names = ", ".join(str(r) for r in releases)
