@@ -11,20 +11,17 @@
   the limit, and with ``within`` refuse a path that leaves a workspace (:func:`bioevidence.paths.confine`).
 * Gzip (:func:`iter_gunzip`) is inflated as a stream with a cap on the inflated size.
 * Error messages quote at most a short, escaped excerpt of an input (``errors.excerpt``).
-* Writes go to a temporary file in the target folder and are renamed into place, so a reader
-  never sees half a file and a failed write keeps the previous one. Where outputs may go (off the
-  run's inputs, out of pinned snapshot folders) is :mod:`bioevidence.paths`.
+* Writes (atomic, resumable, locked) live in :mod:`bioevidence.writes`, re-exported here. Where
+  outputs may go (off the run's inputs, out of pinned snapshot folders) is :mod:`bioevidence.paths`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import os
 import re
 import stat
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,6 +29,14 @@ from typing import IO, Any
 
 from .errors import InputError, LimitError, excerpt, safe_message
 from .paths import confine
+from .writes import (  # noqa: F401 - the write helpers, re-exported: `from bioevidence.io import atomic_write_text`
+    ResumableOutput,
+    atomic_write_bytes,
+    atomic_write_text,
+    current_umask,
+    folder_lock,
+    output_mode,
+)
 
 MAX_BYTES = 50 * 1024 * 1024
 MAX_DEPTH = 100
@@ -413,80 +418,6 @@ def gunzip_limited(data: bytes, limit: int, *, name: str) -> bytes:
     return bytes(out)
 
 
-def current_umask() -> int:
-    """The process umask, read without changing it where Linux allows (``/proc/self/status``);
-    elsewhere set and restored at once."""
-    try:
-        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def output_mode(path: Path) -> int:
-    """The permission bits a written file gets: an existing file's own, else ``0o666`` less the umask
-    (what ``open(path, "w")`` would give), never the ``0o600`` of a temporary file."""
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        return 0o666 & ~current_umask()
-
-
-@contextlib.contextmanager
-def folder_lock(folder: Path | str, name: str = ".bioevidence.lock", *, wait: bool = True,
-                what: str = "this folder") -> Iterator[None]:
-    """An exclusive lock on ``folder`` shared by every bioevidence process on this machine (``flock``
-    on ``folder/name``, released when the block ends or the process dies). ``wait``: block until the
-    other writer is done (a catalogue save takes milliseconds); else refuse at once with a
-    :class:`BusyError` naming ``what`` (a knowledge-base build takes minutes)."""
-    import fcntl
-
-    from .errors import BusyError
-
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / name, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError as exc:
-            raise BusyError(f"another bioevidence process is writing {what} ({folder}); wait for it to finish, "
-                            "or write to another folder", file=str(folder)) from exc
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``.
-
-    The file gets ordinary permissions (:func:`output_mode`: the umask for a new file, the old
-    file's mode for a replaced one), so reports and artifacts are readable as any other output."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = output_mode(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), mode)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
 def canonical_json(value: Any, *, floats: bool = True) -> bytes:
     """Sorted keys, compact separators, ASCII escapes, NaN refused: the hashing form of a record
     (the reference's ``input_sha256`` is the SHA-256 of exactly these bytes).
@@ -514,55 +445,3 @@ def dumps_line(value: Any) -> str:
         return orjson.dumps(value).decode("utf-8")
     except TypeError:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-class ResumableOutput:
-    """A long JSONL output written as it is made, atomic at the end, resumable after a crash.
-
-    Lines go to ``PATH.partial`` (flushed and fsynced by :meth:`write`); :meth:`finish` renames it
-    to ``PATH``, so ``PATH`` only ever holds a whole output. ``PATH.partial.json`` holds the run's
-    ``fingerprint`` (what it was asked to do). With ``resume`` and a partial of the same fingerprint,
-    its complete lines are kept (a line cut by the crash is dropped) and :attr:`kept` gives them; a
-    different fingerprint is refused, naming the fix. Without ``resume`` any partial is started over."""
-
-    def __init__(self, path: Path, fingerprint: str, *, resume: bool = False) -> None:
-        self.path = Path(path)
-        self.partial = self.path.with_name(self.path.name + ".partial")
-        self.card = self.path.with_name(self.path.name + ".partial.json")
-        self.kept: list[bytes] = []
-        self._handle: IO[bytes]
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if resume and self.partial.is_file():
-            try:
-                before = json.loads(self.card.read_text(encoding="utf-8")).get("fingerprint")
-            except (OSError, ValueError, AttributeError):
-                before = None
-            if before != fingerprint:
-                raise InputError("--resume: the interrupted run was asked something else (other inputs, options "
-                                 "or version); run again without --resume to start over", file=str(self.partial))
-            data = self.partial.read_bytes()
-            whole = data[: data.rfind(b"\n") + 1]
-            self.kept = whole.splitlines()
-            self._handle = open(self.partial, "r+b")  # noqa: SIM115 - closed by finish/close
-            self._handle.truncate(len(whole))
-            self._handle.seek(len(whole))
-        else:
-            atomic_write_text(self.card, json.dumps({"fingerprint": fingerprint}) + "\n")
-            self._handle = open(self.partial, "wb")  # noqa: SIM115 - closed by finish/close
-            os.fchmod(self._handle.fileno(), output_mode(self.path))
-
-    def write(self, text: str) -> None:
-        self._handle.write(text.encode("utf-8"))
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
-
-    def finish(self) -> None:
-        """The whole output in place: ``PATH.partial`` becomes ``PATH``, the card is removed."""
-        self._handle.close()
-        os.replace(self.partial, self.path)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.card)
-
-    def close(self) -> None:
-        """Stop without finishing (the partial stays for ``--resume``)."""
-        self._handle.close()

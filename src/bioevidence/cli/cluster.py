@@ -65,15 +65,13 @@ def stream_progress(total_bytes: int, every: float | None = None) -> Iterator[Ca
     so the ETA holds for a file of unknown record count), records done and records a second. Not on
     a terminal (a batch job's log): with ``every`` seconds, one JSON line at most that often
     (``{"progress": "validating", "records": N, "per_s": R, "input_share": S}``); else silent."""
-    from rich.console import Console
+    import sys
 
-    console = Console(stderr=True)
-    if not console.is_terminal:
+    if not sys.stderr.isatty():  # decided before rich is imported: `validate` in a pipe stays light
         if every is None:
             yield None
             return
         import json
-        import sys
         import time
 
         last = [time.monotonic()]
@@ -89,8 +87,10 @@ def stream_progress(total_bytes: int, every: float | None = None) -> Iterator[Ca
 
         yield line
         return
+    from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+    console = Console(stderr=True)
     columns = (TextColumn("validating"), BarColumn(), TextColumn("{task.fields[records]:,} records"),
                TextColumn("{task.fields[rate]:,.0f} records/s"), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True) as progress:
