@@ -386,3 +386,20 @@ def test_a_quote_located_outside_the_profile_quote_parts_goes_to_review(part: st
     for finding in found:
         assert (finding.severity, finding.blocking_uses) == ("review", ["research_summary"])
         assert finding.field_path == "$.evidence_items[1].extracted_text"
+
+
+# -- decide: structural errors block every use -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", ["SCHEMA", "RECORD_INTEGRITY"])
+def test_a_structural_error_rejects_every_use_even_when_it_names_none(code: str) -> None:
+    """Fail closed: a SCHEMA or RECORD_INTEGRITY error rejects each requested use whatever its
+    blocking_uses say (the gate builds them with every use; this pins the guard, not the builder)."""
+    from bioevidence.gate.findings import Finding
+
+    found = [Finding(code, "error", "the record is malformed", "$", [])]
+    decided = checks.decide(["research_summary", "knowledge_base"], found)
+    assert [(d["use"], d["admission_status"], d["reason_codes"]) for d in decided] == [
+        ("research_summary", "rejected", [code]), ("knowledge_base", "rejected", [code])]
+    other = [Finding("BEV003", "error", "a rule error for no use", "$", [])]
+    assert {d["admission_status"] for d in checks.decide(["research_summary"], other)} == {"admitted"}
