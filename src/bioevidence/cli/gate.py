@@ -253,11 +253,15 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
 
 
 def _fingerprint(files: list[Path]) -> str:
-    """What a run was asked: the version, the command line (but --resume) and each input's size and
-    modification time; ``--resume`` refuses a partial output made for anything else."""
+    """What a run was asked: the version, the command's options (but those that change no output
+    byte: --resume, --window, --progress-every) and each input's size and modification time;
+    ``--resume`` refuses a partial output made for anything else."""
     import hashlib
 
     from .._version import __version__
+
+    quiet = {"resume", "window", "progress_every", "files_from"}  # files_from: its paths are in ``files``
+    options = {k: v for k, v in click.get_current_context().params.items() if k not in quiet}
 
     seen = []
     for f in files:
@@ -266,8 +270,8 @@ def _fingerprint(files: list[Path]) -> str:
             seen.append([str(f.resolve()), info.st_size, info.st_mtime_ns])
         except OSError:
             seen.append([str(f), None, None])
-    asked = {"version": __version__, "argv": [a for a in sys.argv[1:] if a != "--resume"], "files": seen}
-    return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+    asked = {"version": __version__, "options": options, "files": seen}
+    return hashlib.sha256(json.dumps(asked, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _stream_jsonl(files: list[Path], gate: Any, output: Path | None, *, resume: bool, workers: int | None,
