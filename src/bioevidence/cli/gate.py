@@ -280,7 +280,8 @@ def _stream_jsonl(files: list[Path], gate: Any, output: Path | None, *, resume: 
     from collections import Counter
 
     from ..gate.inputs import read_jobs
-    from ..gate.stream import exit_code, status_of_line, stream
+    from ..gate.render import exit_code_of
+    from ..gate.stream import status_of_line, stream
     from ..io import ResumableOutput
 
     out = ResumableOutput(output, _fingerprint(files), resume=resume) if output is not None else None
@@ -319,7 +320,7 @@ def _stream_jsonl(files: list[Path], gate: Any, output: Path | None, *, resume: 
         raise
     if out is not None:
         out.finish()
-    return exit_code(counts)
+    return exit_code_of({status for status, n in counts.items() if n})
 
 
 @click.command()

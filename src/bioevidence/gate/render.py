@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ..errors import escape_text, excerpt, plural
 from .batch import Result
@@ -211,7 +211,11 @@ def render_markdown(results: Sequence[Result], rules_link: str | None = None) ->
 
 def batch_exit_code(results: Sequence[Result]) -> int:
     """3 if any input error, else 1 if any rejected, else 2 if any review, else 0."""
-    statuses = {r.status for r in results}
+    return exit_code_of({r.status for r in results})
+
+
+def exit_code_of(statuses: Collection[str]) -> int:
+    """The batch exit code from the statuses that occurred (see :func:`batch_exit_code`)."""
     if "error" in statuses:
         return 3
     if "rejected" in statuses:

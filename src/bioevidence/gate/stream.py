@@ -21,7 +21,7 @@ from typing import Any
 from .batch import Result, run
 from .inputs import Job
 
-__all__ = ["WINDOW", "exit_code", "status_of_line", "stream"]
+__all__ = ["WINDOW", "status_of_line", "stream"]
 
 WINDOW = 20_000  # records held at once (about 10 KB of report each: ~200 MB at most)
 
@@ -30,14 +30,6 @@ def status_of_line(line: bytes | str) -> str:
     """The status a written report line holds (``error`` for an error line)."""
     data = json.loads(line)
     return "error" if "error" in data else str(data.get("overall_status", "error"))
-
-
-def exit_code(counts: Counter[str]) -> int:
-    """3 if any input error, else 1 if any rejected, else 2 if any review, else 0 (as a batch)."""
-    for status, code in (("error", 3), ("rejected", 1), ("review_required", 2)):
-        if counts[status]:
-            return code
-    return 0
 
 
 def stream(jobs: Iterable[Job], gate: Any, write: Callable[[str], None], *, workers: int | None = None,
