@@ -132,3 +132,25 @@ def wait_for_workers(address: str, n: int) -> None:
     distributed = need_distributed()
     with distributed.Client(address, timeout=30, set_as_default=False) as client:
         client.wait_for_workers(n, timeout=120)
+
+
+@contextmanager
+def scheduler_and_workers(file: Path, workers: int) -> Iterator[subprocess.Popen[bytes]]:
+    """A real ``dask scheduler`` on 127.0.0.1 writing its address to ``file`` and ``workers`` one-thread
+    ``dask worker`` processes found through it, all joined; yields the scheduler's process."""
+    import sys
+    import time
+
+    python = sys.executable
+    scheduler = [python, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+                 "--no-dashboard", "--scheduler-file", str(file)]
+    with processes(scheduler) as (started,):
+        deadline = time.monotonic() + 60
+        while not file.is_file() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(file.read_text())["address"]
+        worker = [python, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(file), "--nthreads", "1",
+                  "--no-dashboard", "--host", "127.0.0.1"]
+        with processes(*[worker] * workers):
+            wait_for_workers(address, workers)
+            yield started

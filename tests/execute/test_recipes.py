@@ -4,18 +4,23 @@ SLURM through dask-jobqueue (its generated job script run with bash, as sbatch w
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from clusters import need_distributed, processes, wait_for_workers, without_timestamps, write_jsonl
+from clusters import (
+    need_distributed,
+    processes,
+    scheduler_and_workers,
+    wait_for_workers,
+    without_timestamps,
+    write_jsonl,
+)
 
 BIN = Path(sys.executable).parent
 
@@ -41,18 +46,8 @@ def test_an_existing_scheduler_found_through_a_scheduler_file(
         civic_records: list[dict[str, Any]], snapshots: Path, tmp_path: Path) -> None:
     need_distributed()
     file = tmp_path / "scheduler.json"
-    scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-                 "--no-dashboard", "--scheduler-file", str(file)]
-    with processes(scheduler):
-        deadline = time.monotonic() + 60
-        while not file.is_file() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        address = json.loads(file.read_text())["address"]
-        worker = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(file),
-                  "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"]
-        with processes(worker, worker):
-            wait_for_workers(address, 2)
-            _same_reports(civic_records, snapshots, tmp_path, "--scheduler-file", str(file))  # issue 29 item 4
+    with scheduler_and_workers(file, 2):
+        _same_reports(civic_records, snapshots, tmp_path, "--scheduler-file", str(file))  # issue 29 item 4
 
 
 def test_slurm_through_dask_jobqueue_job_scripts(

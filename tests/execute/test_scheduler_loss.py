@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from clusters import need_distributed, processes, wait_for_workers, write_jsonl
+from clusters import need_distributed, scheduler_and_workers, write_jsonl
 
 pytestmark = pytest.mark.heavy(seconds=60)
 
@@ -26,33 +26,23 @@ def test_a_killed_scheduler_ends_the_run_with_exit_3_and_no_output(
         civic_records: list[dict[str, Any]], snapshots: Path, tmp_path: Path, kill_after: float) -> None:
     need_distributed()
     file = tmp_path / "scheduler.json"
-    scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-                 "--no-dashboard", "--scheduler-file", str(file)]
     batch = write_jsonl(tmp_path / "records.jsonl", civic_records * 20)  # long enough to be mid-run
     out = tmp_path / "out.jsonl"
-    with processes(scheduler) as (sched,):
-        deadline = time.monotonic() + 60
-        while not file.is_file() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        address = json.loads(file.read_text())["address"]
-        worker = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(file),
-                  "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"]
-        with processes(worker):
-            wait_for_workers(address, 1)
-            run = subprocess.Popen([sys.executable, "-m", "bioevidence", "validate", str(batch), "--profile",
-                                    "literature-claim", "--snapshot-dir", str(snapshots), "--scheduler-file",
-                                    str(file), "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, env={**os.environ, "BIOEVIDENCE_DASK_GRACE": "20"})
-            time.sleep(kill_after)
-            assert run.poll() is None, "the run finished before the scheduler could be killed"
-            sched.send_signal(signal.SIGKILL)
-            t0 = time.monotonic()
-            try:
-                _, err = run.communicate(timeout=180)
-            except subprocess.TimeoutExpired:
-                run.kill()
-                pytest.fail("the client never exited after losing its scheduler")
-            waited = time.monotonic() - t0
+    with scheduler_and_workers(file, 1) as sched:
+        run = subprocess.Popen([sys.executable, "-m", "bioevidence", "validate", str(batch), "--profile",
+                                "literature-claim", "--snapshot-dir", str(snapshots), "--scheduler-file",
+                                str(file), "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "BIOEVIDENCE_DASK_GRACE": "20"})
+        time.sleep(kill_after)
+        assert run.poll() is None, "the run finished before the scheduler could be killed"
+        sched.send_signal(signal.SIGKILL)
+        t0 = time.monotonic()
+        try:
+            _, err = run.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            pytest.fail("the client never exited after losing its scheduler")
+        waited = time.monotonic() - t0
     assert run.returncode == 3, err
     assert waited < 120, waited
     lines = []
