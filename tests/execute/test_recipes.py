@@ -1,23 +1,17 @@
-"""The two recipes of docs/scale.md, run as written as far as this machine allows: an existing
-scheduler (``dask scheduler`` and ``dask worker`` processes, found through a scheduler file) and
-SLURM through dask-jobqueue (its generated job script run with bash, as sbatch would run it)."""
+"""The existing-scheduler recipe of docs/scale.md, run as written: ``dask scheduler`` and ``dask worker``
+processes found through a scheduler file. The SLURM recipes run on a real SLURM in test_slurm.py."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from clusters import (
     need_distributed,
-    processes,
     scheduler_and_workers,
-    wait_for_workers,
     without_timestamps,
     write_jsonl,
 )
@@ -49,26 +43,3 @@ def test_an_existing_scheduler_found_through_a_scheduler_file(
     with scheduler_and_workers(file, 2):
         _same_reports(civic_records, snapshots, tmp_path, "--scheduler-file", str(file))  # issue 29 item 4
 
-
-def test_slurm_through_dask_jobqueue_job_scripts(
-        civic_records: list[dict[str, Any]], snapshots: Path, tmp_path: Path) -> None:
-    need_distributed()
-    try:
-        from dask_jobqueue import SLURMCluster
-    except ImportError:
-        message = "dask-jobqueue is not installed; pip install dask-jobqueue to test the SLURM recipe"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    with SLURMCluster(cores=1, processes=1, memory="2GB", walltime="01:00:00",
-                      scheduler_options={"host": "127.0.0.1", "dashboard_address": ":0"},
-                      worker_extra_args=["--host", "127.0.0.1"]) as slurm:
-        text = slurm.job_script()
-        assert "#SBATCH" in text and slurm.scheduler_address in text and "--name dummy-name" in text
-        scripts = []
-        for job in range(2):  # what cluster.scale(jobs=2) hands to sbatch: one script per job, named apart
-            scripts.append(tmp_path / f"job-{job}.sh")
-            scripts[-1].write_text(text.replace("dummy-name", f"SLURMCluster-{job}"))
-        with processes(["bash", str(scripts[0])], ["bash", str(scripts[1])]):
-            wait_for_workers(slurm.scheduler_address, 2)
-            _same_reports(civic_records[:120], snapshots, tmp_path, "--scheduler", slurm.scheduler_address)

@@ -22,10 +22,22 @@ def _from_file(ctx: click.Context, param: click.Parameter, value: Path | None) -
     if value is None or ctx.resilient_parsing:
         return
     import json
+    import os
+    import time
 
     from ..errors import ConfigurationError
+    from ..execute.cluster import WAIT_ENV
     from ..io import read_limited
 
+    # A batch script starts the scheduler and this command together: wait for the file as Dask's
+    # own client does, up to $BIOEVIDENCE_DASK_WAIT seconds (the wait for a first worker).
+    wait = float(os.environ.get(WAIT_ENV, "120"))
+    deadline = time.monotonic() + wait
+    while not (value.is_file() and value.stat().st_size) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if not value.is_file():
+        raise ConfigurationError(f"no Dask scheduler file {value} appeared within {wait:g} s; start the scheduler "
+                                 f"with dask scheduler --scheduler-file {value}, or raise ${WAIT_ENV}")
     try:
         address = json.loads(read_limited(value, 1 << 20)).get("address")
     except (ValueError, AttributeError) as exc:
@@ -102,24 +114,69 @@ def stream_progress(total_bytes: int, every: float | None = None) -> Iterator[Ca
         yield advance
 
 
+class _Lines:
+    """Batch progress for a log (stderr not a terminal): one JSON line at most every ``every`` seconds,
+    and one when the cluster is reached (its scheduler, dashboard link and workers)."""
+
+    def __init__(self, label: str, every: float) -> None:
+        import time
+
+        self.label, self.every, self.started = label, every, time.monotonic()
+        self.last = self.started
+
+    def _write(self, line: dict[str, Any]) -> None:
+        import json
+        import sys
+
+        sys.stderr.write(json.dumps(line) + "\n")
+        sys.stderr.flush()
+
+    def __call__(self, done: int, total: int) -> None:
+        import time
+
+        now = time.monotonic()
+        if now - self.last < self.every and done < total:
+            return
+        self.last = now
+        elapsed = now - self.started
+        eta = round(elapsed / done * (total - done), 1) if done else None
+        self._write({"progress": self.label, "batches": done, "of": total, "elapsed_s": round(elapsed, 1),
+                     "eta_s": eta})
+
+    def cluster(self, info: dict[str, Any]) -> None:
+        self._write({"progress": "cluster", **info})
+
+
 @contextmanager
-def batch_progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A rich progress bar on stderr counting batches, when ``enabled`` and stderr is a terminal;
-    else ``None`` (no callback: the library runs as it does without one)."""
+def batch_progress(label: str, enabled: bool,
+                   every: float | None = None) -> Iterator[Callable[[int, int], None] | None]:
+    """Progress of a batch run on a cluster (``enabled``), counted in batches: a rich bar on stderr
+    when it is a terminal (with the Dask dashboard's address above it); in a log, JSON lines at most
+    every ``every`` seconds (:class:`_Lines`), or nothing without ``every``. ``None``: no callback, and
+    the library runs as it does without one. A callback's optional ``cluster(info)`` method hears
+    where the run went (``scheduler``, ``dashboard``, ``workers``) once connected."""
     if not enabled:
         yield None
+        return
+    import sys
+
+    if not sys.stderr.isatty():
+        yield _Lines(label, every) if every is not None else None
         return
     from rich.console import Console
     from rich.progress import Progress
 
     console = Console(stderr=True)
-    if not console.is_terminal:
-        yield None
-        return
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task(label, total=None)
 
-        def advance(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+        class _Bar:
+            def __call__(self, done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
 
-        yield advance
+            def cluster(self, info: dict[str, Any]) -> None:
+                where = info.get("dashboard") or "none (pip install bokeh where the scheduler runs)"
+                progress.console.print(f"Dask scheduler {info.get('scheduler')}, {info.get('workers')} workers; "
+                                       f"dashboard: {where}")
+
+        yield _Bar()

@@ -145,7 +145,8 @@ def _build_grounders(profile: Any, options: dict[str, Any], chosen: Any = None) 
                    "skipped and the output ends as an uninterrupted run's would (docs/performance.md).")
 @click.option("--progress-every", type=click.FloatRange(min=0.1), metavar="SECONDS",
               help="When stderr is not a terminal (a batch job's log): a JSON progress line at most this often "
-                   "(records done, records/s, share of the input read). On a terminal a bar is drawn instead.")
+                   "(records done, records/s, share of the input read; with --scheduler: batches done, ETA, "
+                   "and first the scheduler and its dashboard). On a terminal a bar is drawn instead.")
 @click.option("--window", type=click.IntRange(min=1), default=20_000, show_default=True,
               help="Records held in memory at once when a JSONL batch is streamed (the reports of one window).")
 @scheduler_option
@@ -227,7 +228,7 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
         sys.exit(_stream_jsonl(files, gate, output, resume=resume, workers=workers, workspace=workspace,
                                window=window, every=progress_every))
     jobs = [job for f in files for job in read_jobs(f, workspace=workspace)]
-    with batch_progress("validating", scheduler is not None) as progress:
+    with batch_progress("validating", scheduler is not None, progress_every) as progress:
         results = run(jobs, gate, workers=workers, scheduler=scheduler, progress=progress)
     for r in results:
         if r.error is not None:

@@ -280,6 +280,15 @@ class DaskExecutor:
             raise ConfigurationError(f"Dask worker {addr} runs bioevidence {version}, this client {__version__}; "
                                      "install the same version on every worker")
 
+    def dashboard_link(self) -> str | None:
+        """The scheduler's dashboard address, or ``None`` when it serves none (its pages need bokeh
+        where the scheduler runs: ``pip install bokeh``)."""
+        try:
+            link = self.client.dashboard_link
+        except (KeyError, AttributeError, OSError, ValueError, TypeError):
+            return None
+        return str(link) if link else None
+
     @property
     def workers(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
@@ -314,6 +323,10 @@ class DaskExecutor:
             submitted += 1
 
         workers = self.workers
+        notice = getattr(progress, "cluster", None)  # an optional method of the progress callback
+        if callable(notice):
+            notice({"scheduler": self.address, "dashboard": self.dashboard_link(), "workers": workers,
+                    "batches": total})
         try:
             while submitted < min(WINDOW * workers, total):
                 submit()
