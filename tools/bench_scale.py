@@ -5,6 +5,9 @@ Workloads (real data from ../shared/data, built as in tools/bench_gate.py and to
 * ``gate``: 10,000 CIViC ``literature-claim`` records, no grounders (about 10,000 records/s per core);
 * ``grounded``: 4,000 records quoting the CIViC papers, validated with the source-bytes and
   literature grounders over the pinned snapshots (several times heavier per record);
+* ``sharded``: whole ``validate`` processes from outside, ``--workers 1`` against ``--scheduler`` on the
+  running 2-worker cluster with ``-o`` (workers read their shard and write their part): 100,000
+  ungrounded records (``--sharded-records``) and 20,000 grounded ones;
 * ``index``: ``index build`` over the SciFact corpus, the CIViC snapshots and the JATS folders.
 
 For each: one process (``workers=1``), the fork executor on 2 cores (``workers=2``, this machine's
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import statistics
 import subprocess
 import sys
@@ -129,6 +133,47 @@ def bench_index(runs: int, client: Any = None, local: float | None = None) -> fl
     return took
 
 
+def _cli(*args: str) -> float:
+    import os
+    import shutil
+
+    exe = shutil.which("bioevidence", path=str(Path(sys.executable).parent)) or "bioevidence"
+    start = time.perf_counter()
+    done = subprocess.run([exe, "validate", *args], capture_output=True, text=True, check=False,
+                          env={**os.environ, "SOURCE_DATE_EPOCH": "1767225600"})
+    took = time.perf_counter() - start
+    assert done.returncode in (0, 1, 2), done.stderr[-2000:]
+    return took
+
+
+def sharded_files(tmp: Path, workloads: dict[str, tuple[list[dict[str, Any]], list[str]]]) -> dict[str, Any]:
+    """Each workload as a JSONL file, and its ``validate`` options."""
+    out = {}
+    for name, (records, options) in workloads.items():
+        path = tmp / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        out[name] = (path, len(records), options)
+    return out
+
+
+def bench_sharded(files: dict[str, Any], runs: int, address: str | None, local: dict[str, float]) -> None:
+    """Whole ``validate`` processes, from outside: ``--workers 1`` (one process) and, with ``address``,
+    ``--scheduler ADDRESS`` on the running 2-worker cluster (workers read shards, write parts); the
+    output bytes compared."""
+    for name, (path, n, options) in files.items():
+        one_out, dask_out = path.with_suffix(".one"), path.with_suffix(".dask")
+        if address is None:
+            local[name] = statistics.median(_cli(str(path), *options, "--workers", "1", "-o", str(one_out))
+                                            for _ in range(runs))
+            continue
+        took = statistics.median(_cli(str(path), *options, "--scheduler", address, "-o", str(dask_out))
+                                 for _ in range(runs))
+        assert dask_out.read_bytes() == one_out.read_bytes(), "reports differ"
+        one = local[name]
+        print(f"sharded {name}: {n:,} records, whole process; one process {n / one:,.0f} records/s ({one:.2f} s); "
+              f"Dask 2 workers reading shards {n / took:,.0f}/s ({took:.2f} s, {one / took:.2f}x one process)")
+
+
 def cold_start(runs: int) -> None:
     """``bioevidence validate one.json`` with and without ``--scheduler local:2`` (a fresh cluster)."""
     import shutil
@@ -156,9 +201,14 @@ def cold_start(runs: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", default="gate,grounded,index,overhead,cold")
+    parser.add_argument("--only", default="gate,grounded,sharded,index,overhead,cold")
+    parser.add_argument("--sharded-records", type=int, default=100_000,
+                        help="records of the ungrounded sharded workload (the grounded one has a fifth)")
     args = parser.parse_args()
     only = set(args.only.split(","))
+    import shutil
+    import tempfile
+
     from distributed import Client, LocalCluster
 
     from bioevidence.gate.grounders.config import GrounderOptions
@@ -166,10 +216,20 @@ def main() -> None:
 
     gate = (civic_records(10_000), GateSpec.of("literature-claim"))
     grounded = (grounded_records(4_000), GateSpec.of("general", GrounderOptions(snapshot_dir=SNAPSHOTS)))
+    tmp = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    snap = ["--snapshot-dir", str(SNAPSHOTS)]
+    files = sharded_files(tmp, {
+        "ungrounded": (civic_records(args.sharded_records), ["--profile", "literature-claim", "--format", "jsonl"]),
+        "grounded": (grounded_records(args.sharded_records // 5), ["--profile", "general", *snap, "--format", "jsonl"]),
+    }) if "sharded" in only else {}
+    local_sharded: dict[str, float] = {}
+    bench_sharded(files, args.runs, None, local_sharded)
     # One process and fork first, with no Dask thread in this process competing for the GIL.
     local_gate = bench_validate("gate", *gate, args.runs) if "gate" in only else None
     local_grounded = bench_validate("grounded", *grounded, args.runs) if "grounded" in only else None
     local_index = bench_index(max(1, args.runs // 2)) if "index" in only else None
+    # The cluster's workers stamp validated_at: fixed as the CLI runs fix it, so the bytes compare.
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "1767225600")
     start = time.perf_counter()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0",
                       silence_logs=logging.ERROR) as cluster, Client(cluster, set_as_default=False) as client:
@@ -179,10 +239,13 @@ def main() -> None:
             bench_validate("gate (no grounders)", *gate, args.runs, client, local_gate)
         if local_grounded is not None:
             bench_validate("grounded (source bytes + literature)", *grounded, args.runs, client, local_grounded)
+        if files:
+            bench_sharded(files, args.runs, cluster.scheduler_address, local_sharded)
         if "overhead" in only:
             bench_overhead(client, args.runs)
         if local_index is not None:
             bench_index(max(1, args.runs // 2), client, local_index)
+    shutil.rmtree(tmp, ignore_errors=True)
     if "cold" in only:
         cold_start(args.runs)
 

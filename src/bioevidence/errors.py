@@ -223,6 +223,15 @@ class BioevidenceError(Exception):
         return out
 
 
+def error_payload(exc: BaseException, **extra: Any) -> dict[str, Any]:
+    """The JSON object the CLI writes on stderr for ``exc`` (one line, no traceback), with ``extra``
+    (``file``, ``line``) added where given; a foreign exception is a ``usage_error``."""
+    payload: dict[str, Any] = (exc.to_json() if isinstance(exc, BioevidenceError)
+                               else {"error": "usage_error", "message": str(exc)})
+    payload.update({k: v if type(v) is int else str(v) for k, v in extra.items() if v is not None})
+    return payload
+
+
 class InputError(BioevidenceError, ValueError):
     """A record, draft or other input file cannot be read as the strict format demands."""
 

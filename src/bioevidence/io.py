@@ -352,16 +352,25 @@ def read_limited(path: Path | str, limit: int = MAX_BYTES, *, within: Path | Non
 
 
 def iter_lines(path: Path | str, limit: int = MAX_BYTES, *, within: Path | None = None,
-               progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, bytes | LimitError]]:
+               progress: Callable[[int], None] | None = None, start: int = 0, stop: int | None = None,
+               first_line: int = 1) -> Iterator[tuple[int, bytes | LimitError]]:
     """``(line number, bytes without the newline)`` of a regular file, streamed: the file may be any
     size, each line at most ``limit`` bytes. A longer line gives a :class:`LimitError` in its place
     (read past, never held) and the lines after it still come. ``progress(bytes read)`` after each line.
-    Opening is checked as :func:`read_limited` checks it."""
+    Opening is checked as :func:`read_limited` checks it.
+
+    ``start``/``stop``/``first_line``: only the lines that begin in the byte range ``[start, stop)``,
+    ``start`` being the beginning of line ``first_line`` (a shard cut at line ends by the client,
+    :mod:`bioevidence.gate.shards`)."""
     path = Path(path)
     handle, _size = _open_regular(path, within)
-    done = 0
+    done = start
     with handle:
-        for number in itertools.count(1):
+        if start:
+            handle.seek(start)
+        for number in itertools.count(first_line):
+            if stop is not None and done >= stop:
+                return
             try:
                 line = handle.readline(limit + 1)
                 if not line:

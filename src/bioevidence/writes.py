@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from typing import IO
 
 from .errors import InputError
 
-__all__ = ["ResumableOutput", "atomic_write_bytes", "atomic_write_text", "current_umask", "folder_lock",
+__all__ = ["ResumableOutput", "atomic_open", "atomic_write_bytes", "atomic_write_text", "current_umask", "folder_lock",
            "output_mode"]
 
 
@@ -76,8 +77,11 @@ def folder_lock(folder: Path | str, name: str = ".bioevidence.lock", *, wait: bo
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``.
+@contextlib.contextmanager
+def atomic_open(path: Path) -> Iterator[IO[bytes]]:
+    """A binary handle whose bytes appear at ``path`` whole or not at all: written to a temporary file
+    in the same folder, fsynced and renamed over ``path`` when the block ends without an error (and
+    removed when it raises). For outputs written piece by piece (a worker's part of a sharded run).
 
     The file gets ordinary permissions (:func:`output_mode`: the umask for a new file, the old
     file's mode for a replaced one), so reports and artifacts are readable as any other output."""
@@ -88,7 +92,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), mode)
-            handle.write(data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -96,6 +100,13 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``
+    (:func:`atomic_open`)."""
+    with atomic_open(path) as handle:
+        handle.write(data)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -109,14 +120,16 @@ class ResumableOutput:
     Lines go to ``PATH.partial`` (flushed and fsynced by :meth:`write`); :meth:`finish` renames it
     to ``PATH``, so ``PATH`` only ever holds a whole output. ``PATH.partial.json`` holds the run's
     ``fingerprint`` (what it was asked to do). With ``resume`` and a partial of the same fingerprint,
-    its complete lines are kept (a line cut by the crash is dropped) and :attr:`kept` gives them; a
+    its complete lines are kept (a line cut by the crash is dropped): :attr:`kept` counts them and
+    :meth:`iter_kept` reads them back one at a time (memory stays flat however long the partial); a
     different fingerprint is refused, naming the fix. Without ``resume`` any partial is started over."""
 
     def __init__(self, path: Path, fingerprint: str, *, resume: bool = False) -> None:
         self.path = Path(path)
         self.partial = self.path.with_name(self.path.name + ".partial")
         self.card = self.path.with_name(self.path.name + ".partial.json")
-        self.kept: list[bytes] = []
+        self.kept = 0
+        self._kept_bytes = 0
         self._handle: IO[bytes]
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if resume and self.partial.is_file():
@@ -127,12 +140,15 @@ class ResumableOutput:
             if before != fingerprint:
                 raise InputError("--resume: the interrupted run was asked something else (other inputs, options "
                                  "or version); run again without --resume to start over", file=str(self.partial))
-            data = self.partial.read_bytes()
-            whole = data[: data.rfind(b"\n") + 1]
-            self.kept = whole.splitlines()
+            with open(self.partial, "rb") as handle:  # whole lines counted a block at a time
+                while block := handle.read(1 << 20):
+                    ends = block.count(b"\n")
+                    if ends:
+                        self.kept += ends
+                        self._kept_bytes = handle.tell() - len(block) + block.rfind(b"\n") + 1
             self._handle = open(self.partial, "r+b")  # noqa: SIM115 - closed by finish/close
-            self._handle.truncate(len(whole))
-            self._handle.seek(len(whole))
+            self._handle.truncate(self._kept_bytes)
+            self._handle.seek(self._kept_bytes)
         else:
             atomic_write_text(self.card, json.dumps({"fingerprint": fingerprint}) + "\n")
             self._handle = open(self.partial, "wb")  # noqa: SIM115 - closed by finish/close
@@ -140,6 +156,29 @@ class ResumableOutput:
 
     def write(self, text: str) -> None:
         self._handle.write(text.encode("utf-8"))
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def iter_kept(self) -> Iterator[bytes]:
+        """The kept lines of a resumed partial, one at a time, without their newline."""
+        with open(self.partial, "rb") as handle:
+            for _ in range(self.kept):
+                yield handle.readline().rstrip(b"\n")
+
+    def append_file(self, path: Path) -> None:
+        """Append the bytes of ``path`` (a worker's part, already whole lines), flushed and fsynced."""
+        self._handle.flush()
+        copied = 0
+        with open(path, "rb") as part:
+            size = os.fstat(part.fileno()).st_size
+            with contextlib.suppress(AttributeError, OSError):  # in the kernel (Linux): no copy through here
+                while copied < size and (step := os.copy_file_range(part.fileno(), self._handle.fileno(),
+                                                                    size - copied)):
+                    copied += step
+            self._handle.seek(0, os.SEEK_END)  # the buffered handle learns where the kernel left the file
+            if copied < size:  # elsewhere, or what the kernel did not copy: through a buffer
+                part.seek(copied)
+                shutil.copyfileobj(part, self._handle, 1 << 20)
         self._handle.flush()
         os.fsync(self._handle.fileno())
 

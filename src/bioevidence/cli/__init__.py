@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from ..errors import BioevidenceError, llm_json
+from ..errors import BioevidenceError, error_payload, llm_json
 
 # command name -> "module:attribute" (relative to bioevidence.cli); one line per command.
 COMMANDS: dict[str, str] = {
@@ -119,10 +119,7 @@ def cli() -> None:
 
 def emit_error(exc: BioevidenceError | Exception, **extra: Any) -> None:
     """One JSON line on stderr, no traceback."""
-    payload: dict[str, Any] = (exc.to_json() if isinstance(exc, BioevidenceError)
-                               else {"error": "usage_error", "message": str(exc)})
-    payload.update({k: v if type(v) is int else str(v) for k, v in extra.items() if v is not None})
-    click.echo(llm_json(payload), err=True)  # stderr: invisible characters as \\uXXXX
+    click.echo(llm_json(error_payload(exc, **extra)), err=True)  # stderr: invisible characters as \\uXXXX
 
 
 def main(argv: list[str] | None = None) -> int:

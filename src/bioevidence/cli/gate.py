@@ -221,9 +221,12 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
     if fmt is None:  # one JSON report for one record file named as such; JSONL (file, line) for any batch
         single = files_from is None and len(paths) == 1 and paths[0].is_file() and paths[0].suffix != ".jsonl"
         fmt = "json" if single else "jsonl"
-    if resume and (fmt != "jsonl" or output is None or scheduler is not None):
-        raise ConfigurationError("--resume continues a JSONL output written with -o FILE on this machine: give -o "
-                                 "(and --format jsonl, the batch default), without --scheduler")
+    if resume and (fmt != "jsonl" or output is None):
+        raise ConfigurationError("--resume continues a JSONL output written with -o FILE: give -o "
+                                 "(and --format jsonl, the batch default)")
+    if fmt == "jsonl" and scheduler is not None and output is not None:  # workers read shards, write parts
+        sys.exit(_shard_jsonl(files, gate, output, scheduler, resume=resume, workspace=workspace,
+                              every=progress_every))
     if fmt == "jsonl" and scheduler is None:  # streamed: memory bounded whatever the batch's size
         sys.exit(_stream_jsonl(files, gate, output, resume=resume, workers=workers, workspace=workspace,
                                window=window, every=progress_every))
@@ -255,13 +258,13 @@ def validate(paths: tuple[Path, ...], files_from: Any, profile_name: str | None,
 
 def _fingerprint(files: list[Path]) -> str:
     """What a run was asked: the version, the command's options (but those that change no output
-    byte: --resume, --window, --progress-every) and each input's size and modification time;
+    byte: --resume, --window, --progress-every, --scheduler) and each input's size and modification time;
     ``--resume`` refuses a partial output made for anything else."""
     import hashlib
 
     from .._version import __version__
 
-    quiet = {"resume", "window", "progress_every", "files_from"}  # files_from: its paths are in ``files``
+    quiet = {"resume", "window", "progress_every", "files_from", "scheduler"}  # files_from: its paths are in ``files``
     options = {k: v for k, v in click.get_current_context().params.items() if k not in quiet}
 
     seen = []
@@ -286,7 +289,7 @@ def _stream_jsonl(files: list[Path], gate: Any, output: Path | None, *, resume: 
     from ..io import ResumableOutput
 
     out = ResumableOutput(output, _fingerprint(files), resume=resume) if output is not None else None
-    counts: Counter[str] = Counter(status_of_line(line) for line in out.kept) if out is not None else Counter()
+    counts: Counter[str] = Counter(status_of_line(line) for line in out.iter_kept()) if out is not None else Counter()
     read = [0, 0]  # bytes of the files finished, bytes of the file being read
 
     def advance(done: int) -> None:
@@ -313,7 +316,7 @@ def _stream_jsonl(files: list[Path], gate: Any, output: Path | None, *, resume: 
                 if progress is not None:
                     progress(read[0] + read[1], done, rate)
 
-            counts += stream(jobs(), gate, write, workers=workers, skip=len(out.kept) if out is not None else 0,
+            counts += stream(jobs(), gate, write, workers=workers, skip=out.kept if out is not None else 0,
                              window=window, on_error=shown_error, progress=report)
     except BaseException:
         if out is not None:
@@ -321,6 +324,44 @@ def _stream_jsonl(files: list[Path], gate: Any, output: Path | None, *, resume: 
         raise
     if out is not None:
         out.finish()
+    return exit_code_of({status for status, n in counts.items() if n})
+
+
+def _shard_jsonl(files: list[Path], gate: Any, output: Path, scheduler: str, *, resume: bool,
+                 workspace: Path | None, every: float | None) -> int:
+    """A JSONL batch on a Dask cluster sharing the output's filesystem (:mod:`bioevidence.gate.shards`):
+    workers read their shard and write their part; the parts are appended in order. The exit code."""
+    from ..errors import llm_json
+    from ..execute import BatchFailed, open_executor
+    from ..gate import shards
+    from ..gate.render import exit_code_of
+    from ..io import ResumableOutput
+
+    fingerprint = _fingerprint(files)
+    folder = shards.parts_folder(output)
+    done_before = shards.start_parts(folder, fingerprint, resume=resume)
+    planned = shards.plan(files, folder, workspace=workspace)
+    out = ResumableOutput(output, fingerprint)  # rebuilt from the parts, which a resume keeps
+    try:
+        with batch_progress("validating", True, every) as progress, open_executor(scheduler) as executor:
+            todo = [s for s in planned if s.index not in done_before]
+            results = executor.map(shards.validate_shard, gate, todo, progress=progress)
+
+            def outcomes() -> Any:
+                for shard in planned:
+                    if shard.index in done_before:
+                        yield shards.PartDone.read(shard.summary)
+                        continue
+                    result = next(results)
+                    yield result.message if isinstance(result, BatchFailed) else result
+
+            counts = shards.merge(planned, outcomes(), out.append_file,
+                                  lambda payload: click.echo(llm_json(payload), err=True))
+    except BaseException:
+        out.close()  # the parts stay: --resume runs only the shards without one
+        raise
+    out.finish()
+    shards.finish_parts(folder)
     return exit_code_of({status for status, n in counts.items() if n})
 
 

@@ -68,11 +68,12 @@ def expand(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def read_jobs(path: Path, *, workspace: Path | None = None,
-              progress: Callable[[int], None] | None = None) -> Iterator[Job]:
+def read_jobs(path: Path, *, workspace: Path | None = None, progress: Callable[[int], None] | None = None,
+              lines: tuple[int, int, int] | None = None) -> Iterator[Job]:
     """The records of one file: one job for JSON/YAML, one per non-blank line for JSONL (read as
     they are needed, so a JSONL file of any size is held one line at a time; ``progress(bytes
-    read)`` follows it).
+    read)`` follows it). ``lines``: ``(start byte, stop byte, first line number)``, only that range
+    of a JSONL file (a shard, :mod:`bioevidence.gate.shards`).
 
     With ``workspace``, a file that resolves outside it (a symlink to ``/etc/passwd``) is an
     error job, and its target is never read."""
@@ -80,7 +81,9 @@ def read_jobs(path: Path, *, workspace: Path | None = None,
     suffix = path.suffix.lower()
     try:
         if suffix == ".jsonl":  # streamed: any number of lines, each at most MAX_BYTES
-            for number, raw in iter_lines(path, MAX_BYTES, within=workspace, progress=progress):
+            start, stop, first = lines if lines is not None else (0, None, 1)
+            for number, raw in iter_lines(path, MAX_BYTES, within=workspace, progress=progress, start=start,
+                                          stop=stop, first_line=first):
                 if isinstance(raw, InputError):
                     yield Job(name, number, error=raw)
                 elif raw.strip():
