@@ -1,10 +1,11 @@
 """Benchmark BM25 engines on the SciFact corpus with one tokenizer: build time, query latency, nDCG@10.
 
-Usage: .venv/bin/python tools/bench_bm25.py [--data ../shared/data]
+Usage: .venv/bin/python tools/bench_bm25.py [--data ../shared/data] [--markdown]
 
 Engines: rank-bm25 (pure Python), bm25s (sparse matrices, NumPy), tantivy (Rust), each fed the
 same analysed tokens (bioevidence.librarian.analysis.analyze), k1=1.2 b=0.75 where settable.
-Prints one table; figures go into docs/librarian.md.
+Prints one table; figures go into docs/librarian.md (``--markdown``: as that doc states them, the table
+``tools/reproduce.py bm25-engines --timings`` compares; rank-bm25 and tantivy come with the bench extra).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from scifact_eval import ndcg10
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+    ap.add_argument("--markdown", action="store_true", help="the table as docs/librarian.md states it")
     args = ap.parse_args()
     root = Path(args.data) / "claims" / "scifact"
     with gzip.open(root / "corpus.jsonl.gz", "rt") as fh:
@@ -95,6 +97,11 @@ def main() -> None:
 
     run("tantivy", t_build, t_search)
 
+    if args.markdown:
+        print("| engine | build s | median query ms | nDCG@10 |\n|---|---|---|---|")
+        for name, tb, ql, nd in rows:
+            print(f"| {name} | {tb:.2f} | {ql:.2f} | {nd:.4f} |")
+        return
     print(f"{'engine':<10} {'build s':>8} {'median query ms':>16} {'nDCG@10':>8}")
     for name, tb, ql, nd in rows:
         print(f"{name:<10} {tb:8.2f} {ql:16.2f} {nd:8.4f}")

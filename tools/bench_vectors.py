@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(os.environ.get("BIOEVIDENCE_SHARED_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 
 
 def bench(X: Any, Q: Any, k: int = 100) -> None:

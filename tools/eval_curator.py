@@ -1,6 +1,6 @@
 """Curator questions over the CIViC corpus: is the cited paper found, and how high (issue 28 item 3)?
 
-    .venv/bin/python tools/eval_curator.py [--n 0] [--index /tmp/bioevidence_civic_dense] [--json]
+    .venv/bin/python tools/eval_curator.py [--n 0] [--index /tmp/bioevidence_civic_dense] [--json | --markdown]
 
 The questions are the ones ``tools/civic_questions.py`` writes as a curator types them ("Does BRAF
 V600E confer sensitivity to vemurafenib in melanoma?"), from the 2016 CIViC export and today's
@@ -86,12 +86,31 @@ def figures(rows: list[dict[str, Any]]) -> dict[str, float]:
             "median_s": statistics.median(r["seconds"] for r in rows) if rows else 0.0}
 
 
+def doc_table(table: dict[str, dict[str, dict[str, float]]], chosen: dict[str, str]) -> str:
+    """The held-out and all rows, part by part, as docs/librarian.md states them (today's default in bold)."""
+    out = ["| asked | retriever | part | cited paper first | first 5 | first 10 | nDCG@10 "
+           "| a sentence of it in the first 5 | median s |", "|---|---|---|---|---|---|---|---|---|"]
+    for n, part in enumerate(("held-out", "all")):
+        for name, parts in table.items():
+            f = parts[part]
+            cells = [f"{f[k]:.3f}" for k in ("first_1", "first_5", "first_10", "ndcg10", "sentence_first_5")]
+            label = name if n == 0 else name.removesuffix(" (bm25, no mined names)")
+            if name.startswith("default"):
+                label = f"**{label}**"
+                cells = [c if k in (1, 2) else f"**{c}**" for k, c in enumerate(cells)]
+            out.append(f"| {label} | {chosen[name]} | {part} ({int(f['questions'])}) | {' | '.join(cells)} | "
+                       f"{f['median_s']:.3f} |")
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--index", default="/tmp/bioevidence_civic_dense", help="built here with --dense if missing")
     ap.add_argument("--n", type=int, default=0, help="0: every question; N: civic_questions.py's sample of N")
     ap.add_argument("--json", action="store_true", help="the figures as one JSON object")
+    ap.add_argument("--markdown", action="store_true", help="the held-out and all rows as docs/librarian.md states "
+                    "them (the region `tools/reproduce.py curator-questions --timings` compares)")
     args = ap.parse_args()
     data = Path(args.data)
     pool = candidates(data)
@@ -108,6 +127,9 @@ def main() -> None:
         table[name]["all"] = figures([r for _, r in rows])
     if args.json:
         print(json.dumps({"questions": len(qs), "retriever": chosen, "figures": table}, indent=1))
+        return
+    if args.markdown:
+        print(doc_table(table, chosen))
         return
     print(f"{len(qs)} curator questions over {len({q.pmid for q in qs})} pinned CIViC papers "
           f"({', '.join(f'{p}: {sum(q.part == p for q in qs)}' for p in PARTS)})\n")

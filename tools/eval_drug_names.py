@@ -1,7 +1,10 @@
 """Does the librarian find the cited paper when a curator names the drug by its code or brand name
 (issue 28, item 2)?
 
-    .venv/bin/python tools/eval_drug_names.py [--data ../shared/data] [--index /tmp/bioevidence_civic_index]
+    .venv/bin/python tools/eval_drug_names.py [--data ../shared/data] [--index DIR] [--markdown]
+
+``--markdown`` first prints both forms in one table as docs/librarian.md states it (the region
+``tools/reproduce.py drug-names`` checks), then the per-form tables with counts as without it.
 
 Questions: the askable CIViC items whose paper is pinned (``tools/civic_questions.py``:
 ``candidates``, the same questions the repo evaluates directions on: "Does AKT1 E17K confer
@@ -165,6 +168,27 @@ def _table(ranks: dict[str, list[int | None]], sel: list[int]) -> list[str]:
     return out
 
 
+def percent(ranks: list[int | None], k: int) -> str:
+    return f"{100 * sum(1 for r in ranks if r is not None and r <= k) / max(1, len(ranks)):.0f}%"
+
+
+def doc_table(ranks: dict[str, list[int | None]], items: list[Rewrite]) -> str:
+    """Both forms in one table, as docs/librarian.md ("Names") states it and ``tools/reproduce.py
+    drug-names`` checks it; the headline (the drug and disease, other name, mined) in bold."""
+    out = ["| question | asked | cited paper in first 10 | first 5 | first |", "|---|---|---|---|---|"]
+    for form, label in (("curator", "whole question"), ("drug", "drug and disease")):
+        sel = [i for i, r in enumerate(items) if r.form == form]
+        for n, (name, got) in enumerate(ranks.items()):
+            mine = [got[i] for i in sel]
+            first10, first5, first = percent(mine, 10), percent(mine, 5), percent(mine, 1)
+            asked = "CIViC's own drug name" if name == "original" else f"other name, {name}"
+            if form == "drug" and name == "mined":
+                asked, first10, first5 = "other name, **mined**", f"**{first10}**", f"**{first5}**"
+            out.append(f"| {f'{label} ({len(sel)})' if n == 0 else ''} | {asked} | {first10} | {first5} | {first} |"
+                       .replace("|  |", "| |"))
+    return "\n".join(out)
+
+
 def main() -> None:
     from bioevidence.librarian.abbreviations import key
 
@@ -174,6 +198,7 @@ def main() -> None:
     ap.add_argument("--vocabulary-index", default="/tmp/bioevidence_civic_index_vocabulary",
                     help="rebuilt here with --vocabulary tools/drug_names.tsv")
     ap.add_argument("--show", action="store_true", help="print every rewrite with its ranks")
+    ap.add_argument("--markdown", action="store_true", help="first, the table as docs/librarian.md states it")
     ap.add_argument("--scifact", metavar="INDEX", help="also SciFact train nDCG@10 with / without the synonyms "
                     "(index of the SciFact corpus, built there if missing)")
     args = ap.parse_args()
@@ -190,6 +215,8 @@ def main() -> None:
     absent = [not re.search(rf"\b{re.escape(r.other)}\b", index.field_text(by_pmid[r.pmid], "_ALL"), re.IGNORECASE)
               if r.pmid in by_pmid else True for r in items]
     ranks = measure(libs, items)
+    if args.markdown:
+        print(doc_table(ranks, items) + "\n")
     print(f"{len(items)} rewrites of {len({r.question for r in items if r.form == 'curator'})} CIViC questions "
           f"({sum(r.kind == 'code' for r in items)} to a code name, {sum(r.kind == 'brand' for r in items)} "
           f"to a brand name, {sum(r.kind == 'inn' for r in items)} from a code to its INN), each asked as the "

@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import random
 import re
 import sys
@@ -40,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(os.environ.get("BIOEVIDENCE_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 GREEK = dict(zip("αβγδεζηθικλμνξοπρστυφχψω", ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta",
                                              "iota", "kappa", "lambda", "mu", "nu", "xi", "omicron", "pi", "rho",
                                              "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"], strict=True))
@@ -500,9 +501,10 @@ def table(rows: list[dict[str, Any]], *, markdown: bool = False) -> str:
     sep = "|" if markdown else " "
 
     def emit(cells: list[str]) -> None:
-        lines.append(("| " + " | ".join(cells) + " |") if markdown else "  ".join(f"{c:<44}" if i == 0 else
-                                                                                 f"{c:>10}" for i, c in
-                                                                                 enumerate(cells)))
+        if markdown:
+            lines.append("|" + "|".join(f" {c} " if c else " " for c in cells) + "|")
+        else:
+            lines.append("  ".join(f"{c:<44}" if i == 0 else f"{c:>10}" for i, c in enumerate(cells)))
     emit(["part (true quotes)", "quotes", "admitted"])
     if markdown:
         lines.append("|---|---:|---:|")
@@ -517,13 +519,13 @@ def table(rows: list[dict[str, Any]], *, markdown: bool = False) -> str:
     for variant, (n, ok) in sorted(variants.items()):
         emit([variant, str(n), str(ok)])
     lines.append("")
-    emit(["fault family", "faults", "admitted", "word named", "reversal named"])
+    emit(["fault family", "faults", "admitted", "whole word named", "reversal named"])
     if markdown:
         lines.append("|---|---:|---:|---:|---:|")
     for family, (n, bad, expect, named, reversal) in sorted(fault.items()):
         emit([family, str(n), str(bad), f"{named}/{expect}" if expect else "-",
               str(reversal) if "negat" in family else "-"])
-    emit(["all faults", str(sum(v[0] for v in fault.values())), str(sum(v[1] for v in fault.values())), ""])
+    emit(["all faults", str(sum(v[0] for v in fault.values())), str(sum(v[1] for v in fault.values())), "", ""])
     del sep
     return "\n".join(lines)
 

@@ -1,105 +1,191 @@
-"""Regenerate the figures the docs state, one step each, byte for byte.
+"""Regenerate the tables of figures in README.md and docs/ and compare each with the committed text.
 
-Steps (the reference validator's real-data cases, docs/cases.md):
+    .venv/bin/python tools/reproduce.py --list               # every step: doc, kind, cost, quick or not
+    .venv/bin/python tools/reproduce.py                      # the quick steps, checked (what CI runs)
+    .venv/bin/python tools/reproduce.py STEP [STEP ...]      # these steps, checked (all: every quality step)
+    .venv/bin/python tools/reproduce.py all --timings        # every step, timing steps included
+    .venv/bin/python tools/reproduce.py STEP --write         # rewrite the step's region of its doc
+    .venv/bin/python tools/reproduce.py STEP --print         # print the regenerated markdown
+    .venv/bin/python tools/reproduce.py STEP --json          # one JSON object per step (status, figures)
 
-    clinvar-germline     ClinVar 2023-09 submissions: policy reproduction, controlled faults, trust boundary
-    vbo-canine           VBO dog names: real-source labels, controlled faults, forged sources
-    singlecell-celltype  CELLxGENE clusters: marker tables, Cell Ontology label/ID mismatches
-    civic-literature     CIViC papers: literature negative controls, whole-paper quotes
+Each step owns a region of a doc, between ``<!-- reproduce: STEP -->`` and ``<!-- /reproduce: STEP -->``
+(the docs/cases/*.md steps own their whole file). Quality figures are compared byte for byte; timing
+steps run only with ``--timings`` and pass when every number is within the step's tolerance of the
+committed one. Inputs: the committed files, ``../shared/data`` (``$BIOEVIDENCE_SHARED_DATA``) and
+bioai-evidence-validator 0.8.0's unpacked sdist (``$BIOEVIDENCE_REFERENCE_SDIST``, else
+.ci/cache/reference-sdist). Steps and the classification of every table: docs/reproduce.md.
 
-    .venv/bin/python tools/reproduce.py STEP [STEP ...]          # print each step's table
-    .venv/bin/python tools/reproduce.py STEP --json              # the step's figures as JSON
-    .venv/bin/python tools/reproduce.py STEP --check             # exit 1 if docs/cases/STEP.md differs
-    .venv/bin/python tools/reproduce.py STEP --write             # rewrite docs/cases/STEP.md
-    .venv/bin/python tools/reproduce.py all --check
-
-The peer's inputs are read in place from its unpacked sdist ($BIOEVIDENCE_REFERENCE_SDIST, else
-.ci/cache/reference-sdist, which .ci/run fills). Exit codes: 0 done (and, with --check, every table
-unchanged), 1 a table differs, 3 the sdist is missing or a step name is unknown.
+Exit codes: 0 every region as committed (or written), 1 a region differs or a generator failed,
+3 an input is missing, a step name is unknown or a region's markers are broken (one line on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
-import importlib
+import importlib.util
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cases.common import REPO, CaseResult, CaseUnavailable, peer_sdist
-
-STEPS = {
-    "clinvar-germline": "cases.clinvar_germline",
-    "vbo-canine": "cases.vbo_canine",
-    "singlecell-celltype": "cases.singlecell_celltype",
-    "civic-literature": "cases.civic_literature",
-}
-TABLES = REPO / "docs" / "cases"
-
-
-def table_path(step: str) -> Path:
-    return TABLES / f"{step}.md"
-
-
-def run_step(step: str, sdist: Path | None = None) -> CaseResult:
-    """Run one step on the peer's sdist and return its table and figures."""
-    if step not in STEPS:
-        raise CaseUnavailable(f"unknown step {step!r}: choose from {', '.join(STEPS)} or all")
-    module = importlib.import_module(STEPS[step])
-    result: CaseResult = module.run(sdist if sdist is not None else peer_sdist())
-    return result
+from figures import regions
+from figures.compare import timing_differences, unified_diff
+from figures.steps import (
+    EXTRA_OF,
+    PEER_SDIST,
+    QUICK_SECONDS,
+    SHARED_DATA,
+    STEPS,
+    Context,
+    Figures,
+    Step,
+    StepFailed,
+    StepUnavailable,
+    by_name,
+    shared_data_dir,
+)
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(path.suffix + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+def choose(names: list[str], timings: bool) -> list[Step]:
+    """The steps to run: the quick ones when none is named, every quality step (and, with
+    ``timings``, every timing step) for ``all``, else the named ones."""
+    if not names:
+        return [step for step in STEPS if step.quick]
+    if names == ["all"]:
+        return [step for step in STEPS if step.kind == "quality" or timings]
+    known = by_name()
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise StepUnavailable(f"unknown step {unknown[0]!r}: reproduce.py --list shows {', '.join(known)}")
+    chosen = [known[name] for name in names]
+    untimed = [step.name for step in chosen if step.kind == "timing" and not timings]
+    if untimed:
+        raise StepUnavailable(f"{untimed[0]} is a timing step: it runs only with --timings")
+    return chosen
+
+
+def require(steps: list[Step], data: Path, context: Context) -> None:
+    """Exit-3 early, before any work, when an input a chosen step needs is missing or a region's markers
+    are broken."""
+    if any(SHARED_DATA in step.needs for step in steps) and not data.is_dir():
+        raise StepUnavailable(f"no shared data at {data}: put the project's data folder at ../shared/data "
+                              "beside the clone or set BIOEVIDENCE_SHARED_DATA")
+    if any(PEER_SDIST in step.needs for step in steps):
+        context.sdist()
+    for step in steps:
+        if step.region is not None:  # broken markers stop the run before any work
+            regions.read(step.path.read_text(encoding="utf-8") if step.path.is_file() else "", step.region, step.doc)
+        for need in step.needs:
+            module = need.removeprefix("module:")
+            if need.startswith("module:") and importlib.util.find_spec(module) is None:
+                raise StepUnavailable(f"{step.name} needs the Python module {module}: "
+                                      f"pip install -e '.[{EXTRA_OF.get(module, 'all')}]'")
+
+
+def list_steps(as_json: bool) -> None:
+    if as_json:
+        print(json.dumps([{"name": s.name, "doc": s.doc, "region": s.region or "whole file", "kind": s.kind,
+                           "cost_s": s.cost, "quick": s.quick, "needs": list(s.needs), "command": s.command,
+                           **({"tolerance": s.tolerance} if s.kind == "timing" else {})} for s in STEPS], indent=1))
+        return
+    print(f"{'step':<20} {'doc':<35} {'kind':<12} {'cost':>6}  run by")
+    for s in STEPS:
+        kind = s.kind if s.kind == "quality" else f"timing ±{100 * s.tolerance:.0f}%"
+        runs = ("reproduce.py (quick)" if s.quick else "reproduce.py all / STEP (slow)" if s.kind == "quality"
+                else "--timings")
+        print(f"{s.name:<20} {s.doc:<35} {kind:<12} {s.cost:>5.0f}s  {runs}")
+    print(f"quick: a quality step of at most {QUICK_SECONDS:.0f} s; `reproduce.py` with no step runs those")
+
+
+def run_step(step: Step, context: Context, mode: str) -> dict[str, object]:
+    """Regenerate one step's region and check, write or print it; the outcome for --json."""
+    started = time.perf_counter()
+    figures = step.produce(context)
+    outcome = settle(step, figures, mode)
+    return {**outcome, "seconds": round(time.perf_counter() - started, 1)}
+
+
+def settle(step: Step, figures: Figures, mode: str) -> dict[str, object]:
+    """Compare ``figures`` with the step's committed region (``check``), rewrite the region (``write``)
+    or print the markdown (``print``)."""
+    committed_doc = step.path.read_text(encoding="utf-8") if step.path.is_file() else ""
+    committed = regions.read(committed_doc, step.region, step.doc) if committed_doc else ""
+    outcome: dict[str, object] = {"step": step.name, "doc": step.doc, "kind": step.kind}
+    if mode == "print":
+        sys.stdout.write(figures.markdown)
+        return {**outcome, "status": "printed"}
+    if mode == "write":
+        if committed == figures.markdown:
+            return {**outcome, "status": "unchanged"}
+        regions.write_atomically(step.path, regions.replace(committed_doc, step.region, figures.markdown, step.doc))
+        return {**outcome, "status": "written", "diff": unified_diff(committed, figures.markdown, step.doc)}
+    if step.kind == "timing":
+        problems = timing_differences(committed, figures.markdown, step.tolerance)
+        return {**outcome, "status": "differs" if problems else "within tolerance", "problems": problems,
+                "tolerance": step.tolerance, "regenerated": figures.markdown,
+                "diff": unified_diff(committed, figures.markdown, step.doc)}
+    status = "unchanged" if committed == figures.markdown else "differs"
+    return {**outcome, "status": status, "summary": figures.summary,
+            "diff": unified_diff(committed, figures.markdown, step.doc) if status == "differs" else ""}
+
+
+def report(outcome: dict[str, object], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(outcome, sort_keys=True, default=str))
+        return
+    if outcome["status"] == "failed":
+        return  # its one line is already on stderr
+    where = f"{outcome['step']}: {outcome['doc']}"
+    if outcome["status"] == "differs":
+        sys.stdout.write(str(outcome.get("diff", "")))
+        for problem in outcome.get("problems", []) or []:  # type: ignore[attr-defined]
+            print(f"  {problem}")
+    elif outcome["status"] == "within tolerance":
+        sys.stdout.write(str(outcome["regenerated"]))
+    if outcome["status"] != "printed":
+        extra = f", tolerance ±{100 * float(outcome['tolerance']):.0f}%" if "tolerance" in outcome else ""  # type: ignore[arg-type]
+        print(f"{where} {outcome['status']} ({outcome['seconds']} s{extra})", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("steps", nargs="+", metavar="STEP", help=f"one of {', '.join(STEPS)}, or all")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("steps", nargs="*", metavar="STEP", help="step names, or all; none: the quick steps")
+    parser.add_argument("--list", action="store_true", help="list every step and exit")
+    parser.add_argument("--timings", action="store_true", help="include the timing steps")
+    parser.add_argument("--json", action="store_true", help="one JSON object per step")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--json", action="store_true", help="print the figures as JSON (one object per step)")
-    mode.add_argument("--check", action="store_true", help="compare each table with docs/cases/STEP.md")
-    mode.add_argument("--write", action="store_true", help="rewrite docs/cases/STEP.md")
+    mode.add_argument("--check", action="store_true", help="compare with the committed text (the default)")
+    mode.add_argument("--write", action="store_true", help="rewrite each step's region (atomically)")
+    mode.add_argument("--print", action="store_true", help="print the regenerated markdown, compare nothing")
     args = parser.parse_args(argv)
-    steps = list(STEPS) if args.steps == ["all"] else args.steps
-    changed = 0
+    if args.list:
+        list_steps(args.json)
+        return 0
+    chosen_mode = "write" if args.write else "print" if args.print else "check"
+    data = shared_data_dir()
+    failed = 0
     try:
-        sdist = peer_sdist()
-        for step in steps:
-            started = time.perf_counter()
-            result = run_step(step, sdist)
-            seconds = time.perf_counter() - started
-            if args.json:
-                print(json.dumps(result.summary if len(steps) == 1 else {step: result.summary}, sort_keys=True))
-            elif args.write:
-                _write(table_path(step), result.table)
-                print(f"{step}: wrote {table_path(step).relative_to(REPO)} ({seconds:.1f} s)", file=sys.stderr)
-            elif args.check:
-                path = table_path(step)
-                committed = path.read_text(encoding="utf-8") if path.is_file() else ""
-                if committed == result.table:
-                    print(f"{step}: {path.relative_to(REPO)} unchanged ({seconds:.1f} s)", file=sys.stderr)
-                else:
-                    changed += 1
-                    diff = difflib.unified_diff(committed.splitlines(True), result.table.splitlines(True),
-                                                str(path.relative_to(REPO)), "regenerated")
-                    sys.stdout.writelines(diff)
-                    print(f"{step}: {path.relative_to(REPO)} differs from the regenerated table", file=sys.stderr)
-            else:
-                sys.stdout.write(result.table)
-    except CaseUnavailable as exc:
+        steps = choose(args.steps, args.timings)
+        with tempfile.TemporaryDirectory(prefix="bioevidence-reproduce-") as work:
+            context = Context(data=data, work=Path(work))
+            require(steps, data, context)
+            for step in steps:
+                try:
+                    outcome = run_step(step, context, chosen_mode)
+                except StepFailed as exc:
+                    outcome = {"step": step.name, "doc": step.doc, "kind": step.kind, "status": "failed",
+                               "error": str(exc)}
+                    print(f"{step.name}: {exc}", file=sys.stderr)
+                report(outcome, args.json)
+                failed += outcome["status"] in ("differs", "failed")
+    except (StepUnavailable, regions.RegionError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3
-    return 1 if changed else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

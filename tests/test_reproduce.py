@@ -1,0 +1,144 @@
+"""``tools/reproduce.py`` (issue 29, item 5): every step listed; the quick steps regenerate their committed
+regions byte for byte; an edited region is caught (checked on a copy, never by editing the real doc).
+
+The quick steps read ``../shared/data`` and bioai-evidence-validator 0.8.0's unpacked sdist: outside CI
+the check skips, saying which is missing; under CI it fails.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+
+import reproduce
+from figures import regions
+from figures.compare import timing_differences
+from figures.steps import QUICK_SECONDS, REPO, STEPS, Context, Figures, Step, StepUnavailable, by_name, markdown_tables
+
+TOOL = REPO / "tools" / "reproduce.py"
+
+pytestmark = pytest.mark.heavy(seconds=120)
+
+
+def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(TOOL), *args], cwd=REPO, capture_output=True, text=True,
+                          check=False, env=env, timeout=900)
+
+
+def test_list_shows_every_step_with_its_doc_kind_cost_and_whether_it_is_quick() -> None:
+    done = _run("--list")
+    assert done.returncode == 0, done.stderr
+    for step in STEPS:
+        line = next(line for line in done.stdout.splitlines() if line.startswith(step.name + " "))
+        assert step.doc in line and f"{step.cost:.0f}s" in line
+        assert ("quick" in line) == step.quick
+    listed = json.loads(_run("--list", "--json").stdout)
+    assert [row["name"] for row in listed] == [step.name for step in STEPS]
+    assert {row["kind"] for row in listed} == {"quality", "timing"}
+    assert all(row["quick"] == (row["kind"] == "quality" and row["cost_s"] <= QUICK_SECONDS) for row in listed)
+
+
+def test_every_step_owns_one_marked_region_of_an_existing_doc() -> None:
+    assert len(by_name()) == len(STEPS)
+    for step in STEPS:
+        text = step.path.read_text(encoding="utf-8")
+        body = regions.read(text, step.region, step.doc)
+        assert markdown_tables(body), f"{step.name}: no table in its region of {step.doc}"
+    assert "reproduce.py" in (REPO / "docs" / "reproduce.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def quick_outcomes() -> list[dict[str, object]]:
+    """``reproduce.py --json`` (the quick steps, checked) once; skipped outside CI when an input is missing."""
+    done = _run("--json")
+    if done.returncode == 3:
+        message = done.stderr.strip()
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    outcomes = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0, "\n".join(str(o.get("diff") or o.get("error") or o) for o in outcomes)[-4000:]
+    return outcomes
+
+
+def test_the_quick_steps_regenerate_their_committed_regions(quick_outcomes: list[dict[str, object]]) -> None:
+    assert [o["step"] for o in quick_outcomes] == [s.name for s in STEPS if s.quick]
+    assert {o["status"] for o in quick_outcomes} == {"unchanged"}
+    assert all(o["kind"] == "quality" for o in quick_outcomes)
+
+
+def _edited(text: str, region: str | None) -> str:
+    """``text`` with the first digit of its region's first table row (after the header) changed."""
+    body = regions.read(text, region)
+    row = next(line for line in body.splitlines()[2:] if any(ch.isdigit() for ch in line))
+    digit = next(ch for ch in row if ch.isdigit())
+    changed = row.replace(digit, "7" if digit != "7" else "8", 1)
+    return regions.replace(text, region, body.replace(row, changed, 1))
+
+
+def test_an_edited_region_is_a_difference_and_write_restores_it(tmp_path: Path, shared_data: Path) -> None:
+    """The real aliases step regenerated once, then checked against an edited copy of docs/librarian.md."""
+    step = by_name()["aliases"]
+    figures = step.produce(Context(data=shared_data, work=tmp_path))
+    copy = tmp_path / "librarian.md"
+    original = step.path.read_text(encoding="utf-8")
+    copy.write_text(_edited(original, step.region), encoding="utf-8")
+    on_copy = dataclasses.replace(step, doc=str(copy))
+    assert reproduce.settle(step, figures, "check")["status"] == "unchanged"
+    outcome = reproduce.settle(on_copy, figures, "check")
+    assert outcome["status"] == "differs" and str(outcome["diff"]).count("\n-|") == 1
+    assert reproduce.settle(on_copy, figures, "write")["status"] == "written"
+    assert copy.read_text(encoding="utf-8") == original  # only the region was rewritten, back to the figures
+
+
+def test_a_whole_file_step_catches_an_edited_copy(tmp_path: Path) -> None:
+    step = by_name()["vbo-canine"]
+    copy = tmp_path / "vbo-canine.md"
+    copy.write_text(_edited(step.path.read_text(encoding="utf-8"), None), encoding="utf-8")
+    committed = Figures(step.path.read_text(encoding="utf-8"))
+    assert reproduce.settle(dataclasses.replace(step, doc=str(copy)), committed, "check")["status"] == "differs"
+
+
+def test_a_timing_region_passes_within_its_tolerance_and_not_beyond(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("text\n<!-- reproduce: t -->\n| figure | s |\n|---|---|\n| **build** | 1.00 |\n"
+                   "<!-- /reproduce: t -->\nmore\n", encoding="utf-8")
+    step = Step("t", str(doc), "t", "timing", 1, (), "none", lambda _: Figures(""), tolerance=0.25)
+    near = Figures("| figure | s |\n|---|---|\n| build | 1.20 |\n")
+    far = Figures("| figure | s |\n|---|---|\n| build | 1.30 |\n")
+    assert reproduce.settle(step, near, "check")["status"] == "within tolerance"
+    assert reproduce.settle(step, far, "check")["status"] == "differs"
+    words = timing_differences("| a | 2 |\n", "| b | 2 |\n", 0.25)
+    assert words == ["line 1: the words differ: '| a | 2 |' → '| b | 2 |'"]
+    reproduce.settle(step, far, "write")
+    assert doc.read_text(encoding="utf-8").splitlines()[4] == "| build | 1.30 |"
+    assert doc.read_text(encoding="utf-8").endswith("<!-- /reproduce: t -->\nmore\n")
+
+
+def test_a_missing_input_or_unknown_step_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    env = {**os.environ, "BIOEVIDENCE_SHARED_DATA": str(tmp_path / "none")}
+    done = _run("aliases", env=env)
+    assert done.returncode == 3 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "no shared data at" in done.stderr
+    unknown = _run("no-such-step")
+    assert unknown.returncode == 3 and "unknown step 'no-such-step'" in unknown.stderr
+    with pytest.raises(StepUnavailable, match="timing step"):
+        reproduce.choose(["bm25-engines"], timings=False)
+    assert [s.name for s in reproduce.choose(["all"], timings=False)] == [s.name for s in STEPS if s.kind == "quality"]
+
+
+def test_broken_markers_are_a_region_error() -> None:
+    text = "a\n<!-- reproduce: x -->\n| t |\n|---|\n"
+    with pytest.raises(regions.RegionError, match="expected one"):
+        regions.read(text, "x")
+    with pytest.raises(regions.RegionError, match="comes before"):
+        regions.read("<!-- /reproduce: x -->\n<!-- reproduce: x -->\n", "x")
+    assert regions.read(text + "<!-- /reproduce: x -->\n", "x") == "| t |\n|---|\n"
