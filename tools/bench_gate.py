@@ -2,10 +2,15 @@
 
 Builds 10,000 records from the CIViC corpus (../shared/data/civic_corpus; one record per CIViC
 evidence item and use, cycled with fresh ids until 10,000), writes them as one JSONL file and
-validates them in ONE ``bioevidence validate`` process without grounders. Then times
-``bioevidence validate one.json`` cold starts. Prints medians of several runs; with
+validates them with ``bioevidence validate`` without grounders, in one process (``--workers 1``)
+and with ``--workers 2`` (whole process: start-up, parsing, validation and writing the reports).
+Then times ``bioevidence validate one.json`` cold starts. Prints medians of several runs; with
 ``--reference-python`` it runs bioai-evidence-validator 0.8.0 side by side (its Python API over
 the same records, and its CLI on one record) and prints the ratios.
+
+The CEILING beside each throughput is what no validator can beat: parsing the input lines and
+encoding as many reports (the reports this run wrote), with orjson, the fastest JSON library
+installed, in one process and nothing else (no start-up, no I/O); with 2 workers, twice that.
 
 ``--no-checks`` validates with ``--no-cues --direction off`` (the records' profile,
 ``literature-claim``, runs the negation cue by default; with no grounder no quote is verified, so
@@ -100,6 +105,32 @@ print(len(records) / (time.perf_counter() - t))
 """
 
 
+CEILING = r"""
+import json, sys, time
+import orjson
+lines = open(sys.argv[1], "rb").read().splitlines()
+reports = [orjson.loads(line) for line in open(sys.argv[2], "rb").read().splitlines()]
+best = float("inf")
+for _ in range(int(sys.argv[3])):
+    t = time.perf_counter()
+    for line in lines:
+        orjson.loads(line)
+    for report in reports:
+        orjson.dumps(report)
+    best = min(best, time.perf_counter() - t)
+print(json.dumps({"records": len(lines), "seconds": best}))
+"""
+
+
+def ceiling(batch: Path, reports: Path, runs: int) -> float:
+    """Records a second of JSON parse of the input lines + JSON encode of the reports alone (best of
+    ``runs``, in a fresh process: the figure no validator can beat on one core)."""
+    out = subprocess.run([sys.executable, "-c", CEILING, str(batch), str(reports), str(max(runs, 3))],
+                         capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout)
+    return float(data["records"] / data["seconds"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=10_000)
@@ -119,16 +150,25 @@ def main() -> None:
         mean = batch.stat().st_size // len(records)
         print(f"{len(records)} records, {size_mb:.1f} MB JSONL, mean {mean} bytes/record")
         out = Path(tmp) / "reports.jsonl"
-        batch_times = [timed([exe, "validate", str(batch), "--profile", "literature-claim", "-o", str(out), *checks])
-                       for _ in range(args.runs)]
-        statuses: dict[str, int] = {}
-        for line in out.read_text().splitlines():
-            status = json.loads(line)["overall_status"]
-            statuses[status] = statuses.get(status, 0) + 1
-        batch_median = statistics.median(batch_times)
-        rate = len(records) / batch_median
-        print(f"batch: median {batch_median:.2f} s over {args.runs} runs -> {rate:,.0f} records/s "
-              f"(whole process incl. start-up and writing reports); outcomes {statuses}")
+        rates: dict[int, float] = {}
+        for workers in (1, 2):
+            batch_times = [timed([exe, "validate", str(batch), "--profile", "literature-claim", "-o", str(out),
+                                  "--workers", str(workers), *checks]) for _ in range(args.runs)]
+            statuses: dict[str, int] = {}
+            for line in out.read_text().splitlines():
+                status = json.loads(line)["overall_status"]
+                statuses[status] = statuses.get(status, 0) + 1
+            batch_median = statistics.median(batch_times)
+            rates[workers] = len(records) / batch_median
+            print(f"batch --workers {workers}: median {batch_median:.2f} s over {args.runs} runs -> "
+                  f"{rates[workers]:,.0f} records/s (whole process incl. start-up and writing reports; "
+                  f"min {min(batch_times):.2f}, max {max(batch_times):.2f}); outcomes {statuses}")
+        top = ceiling(batch, out, args.runs)
+        for workers, rate in rates.items():
+            print(f"ceiling --workers {workers} (JSON parse of the {len(records):,} input lines + JSON encode of "
+                  f"{len(records):,} reports alone, orjson, x{workers} cores): {top * workers:,.0f} records/s -> "
+                  f"validate runs at {rate / (top * workers):.1%} of it")
+        rate = rates[1]
         cold = [timed([exe, "validate", str(one)]) for _ in range(max(5, args.runs))]
         print(f"cold start `bioevidence validate one.json`: median {statistics.median(cold):.3f} s "
               f"(min {min(cold):.3f}, max {max(cold):.3f}, {len(cold)} runs)")
@@ -138,7 +178,7 @@ def main() -> None:
                                  text=True, check=True)
             ref_rate = float(api.stdout.strip())
             print(f"reference 0.8.0 Python API: {ref_rate:,.0f} records/s (validate loop only) -> ours is "
-                  f"{rate / ref_rate:.1f}x")
+                  f"{rate / ref_rate:.1f}x in one process, {rates[2] / ref_rate:.1f}x with --workers 2")
             ref_cold = [timed([str(ref_bin), "validate", str(one), "--profile", "literature-claim"])
                         for _ in range(max(3, args.runs))]
             print(f"reference 0.8.0 CLI one record: median {statistics.median(ref_cold):.3f} s -> ours is "

@@ -92,11 +92,18 @@ def bench_validate(name: str, records: list[dict[str, Any]], spec: Any, runs: in
     return {}
 
 
-def bench_overhead(client: Any, runs: int) -> None:
+def bench_overhead(client: Any, runs: int) -> list[tuple[str, str]]:
+    """A task's fixed cost on the cluster (empty batches) and the cost of moving records through it."""
     from bioevidence.execute.cluster import DaskExecutor
     from bioevidence.gate.inputs import Job
 
     executor = DaskExecutor(client, owns_client=False)
+    rows = []
+    empty: list[list[int]] = [[] for _ in range(200)]
+    wall, _ = _median_time(lambda: list(executor.map(_count, _Nothing(), empty)), runs)
+    print(f"overhead: 200 empty batches: {wall / 200 * 1e3:.1f} ms per batch (a task's round trip, 2 in flight "
+          f"per worker)")
+    rows.append(("one task, empty (its round trip through the scheduler)", f"{wall / 200 * 1e3:.1f} ms"))
     jobs = [Job("bench.jsonl", i + 1, json.dumps(r).encode()) for i, r in enumerate(civic_records(10_000))]
     for size in (250, 1250):
         batches = [jobs[i:i + size] for i in range(0, len(jobs), size)]
@@ -104,10 +111,9 @@ def bench_overhead(client: Any, runs: int) -> None:
         mb = sum(len(j.data) for j in jobs) / 1e6
         print(f"overhead: {len(batches)} batches of {size} records ({mb / len(batches):.2f} MB each), counting "
               f"only: {wall / len(batches) * 1e3:.1f} ms per batch ({wall:.2f} s for {mb:.0f} MB)")
-    empty: list[list[int]] = [[] for _ in range(200)]
-    wall, _ = _median_time(lambda: list(executor.map(_count, _Nothing(), empty)), runs)
-    print(f"overhead: 200 empty batches: {wall / 200 * 1e3:.1f} ms per batch (a task's round trip, 2 in flight "
-          f"per worker)")
+        rows.append((f"one task carrying {size:,} records ({mb / len(batches):.2f} MB) through the scheduler, "
+                     "counting them only", f"{wall / len(batches) * 1e3:.1f} ms"))
+    return rows
 
 
 def bench_index(runs: int, client: Any = None, local: float | None = None) -> float:
@@ -156,10 +162,12 @@ def sharded_files(tmp: Path, workloads: dict[str, tuple[list[dict[str, Any]], li
     return out
 
 
-def bench_sharded(files: dict[str, Any], runs: int, address: str | None, local: dict[str, float]) -> None:
+def bench_sharded(files: dict[str, Any], runs: int, address: str | None,
+                  local: dict[str, float]) -> list[tuple[str, str, str, str]]:
     """Whole ``validate`` processes, from outside: ``--workers 1`` (one process) and, with ``address``,
     ``--scheduler ADDRESS`` on the running 2-worker cluster (workers read shards, write parts); the
     output bytes compared."""
+    rows = []
     for name, (path, n, options) in files.items():
         one_out, dask_out = path.with_suffix(".one"), path.with_suffix(".dask")
         if address is None:
@@ -172,6 +180,8 @@ def bench_sharded(files: dict[str, Any], runs: int, address: str | None, local: 
         one = local[name]
         print(f"sharded {name}: {n:,} records, whole process; one process {n / one:,.0f} records/s ({one:.2f} s); "
               f"Dask 2 workers reading shards {n / took:,.0f}/s ({took:.2f} s, {one / took:.2f}x one process)")
+        rows.append((f"{name}, {n:,} records", f"{n / one:,.0f} records/s", f"{n / took:,.0f}/s", f"{one / took:.2f}×"))
+    return rows
 
 
 def cold_start(runs: int) -> None:
@@ -202,6 +212,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", default="gate,grounded,sharded,index,overhead,cold")
+    parser.add_argument("--markdown", action="store_true", help="end with the tables docs/performance.md shows")
     parser.add_argument("--sharded-records", type=int, default=100_000,
                         help="records of the ungrounded sharded workload (the grounded one has a fifth)")
     args = parser.parse_args()
@@ -224,6 +235,8 @@ def main() -> None:
     }) if "sharded" in only else {}
     local_sharded: dict[str, float] = {}
     bench_sharded(files, args.runs, None, local_sharded)
+    sharded_rows: list[tuple[str, str, str, str]] = []
+    overhead_rows: list[tuple[str, str]] = []
     # One process and fork first, with no Dask thread in this process competing for the GIL.
     local_gate = bench_validate("gate", *gate, args.runs) if "gate" in only else None
     local_grounded = bench_validate("grounded", *grounded, args.runs) if "grounded" in only else None
@@ -240,14 +253,29 @@ def main() -> None:
         if local_grounded is not None:
             bench_validate("grounded (source bytes + literature)", *grounded, args.runs, client, local_grounded)
         if files:
-            bench_sharded(files, args.runs, cluster.scheduler_address, local_sharded)
+            sharded_rows = bench_sharded(files, args.runs, cluster.scheduler_address, local_sharded)
         if "overhead" in only:
-            bench_overhead(client, args.runs)
+            overhead_rows = bench_overhead(client, args.runs)
         if local_index is not None:
             bench_index(max(1, args.runs // 2), client, local_index)
     shutil.rmtree(tmp, ignore_errors=True)
     if "cold" in only:
         cold_start(args.runs)
+    if args.markdown:
+        print_markdown(sharded_rows, overhead_rows)
+
+
+def print_markdown(sharded: list[tuple[str, str, str, str]], overhead: list[tuple[str, str]]) -> None:
+    """The tables docs/performance.md shows (tools/reproduce.py's timing step ``distribution``)."""
+    if sharded:
+        print("\n| `validate -o`, whole process, from outside | one process (`--workers 1`) | Dask, 2 workers "
+              "reading shards | 2 workers / 1 process |\n|---|---|---|---|")
+        for row in sharded:
+            print("| " + " | ".join(row) + " |")
+    if overhead:
+        print("\n| Dask on loopback | measured |\n|---|---|")
+        for label, value in overhead:
+            print(f"| {label} | {value} |")
 
 
 if __name__ == "__main__":

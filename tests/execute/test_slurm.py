@@ -63,7 +63,9 @@ def test_dask_jobqueue_runs_real_sbatch_jobs_and_a_cancelled_job_changes_no_repo
         assert len(running) == 2, running  # two real SLURM jobs, each holding one worker
         command = [_exe(), "validate", *_common(batch, snapshots), "--scheduler", cluster.scheduler_address,
                    "--progress-every", "0.2", "-o", str(tmp_path / "dask.jsonl")]
-        run = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+        # many small shards (workers read them from the shared filesystem), so a job is lost mid-run
+        run = subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "BIOEVIDENCE_SHARD_BYTES": "100000"})
         assert run.stderr is not None
         lines = []
         for raw in run.stderr:

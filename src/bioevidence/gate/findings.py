@@ -20,9 +20,17 @@ PATH_CHARS = 300
 NAME_CHARS = 200
 
 
+def _safe(text: str, limit: int) -> str:
+    """:func:`~bioevidence.errors.safe_message`, answered without its scan for short printable ASCII (the
+    unsafe characters in ASCII are exactly the unprintable ones: C0 controls and DEL)."""
+    if type(text) is str and len(text) <= limit and text.isascii() and text.isprintable():
+        return text
+    return safe_message(text, limit)
+
+
 def bounded_name(text: object) -> object:
     """A record-supplied name (use, record id) as written to a report: escaped, at most ``NAME_CHARS``."""
-    return safe_message(text, NAME_CHARS) if isinstance(text, str) else text
+    return _safe(text, NAME_CHARS) if isinstance(text, str) else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +69,10 @@ class Finding:
     fix: Fix | None = None
 
     def __post_init__(self) -> None:
-        message = safe_message(self.message, MESSAGE_CHARS)
+        message = _safe(self.message, MESSAGE_CHARS)
         if message != self.message:
             object.__setattr__(self, "message", message)
-        path = safe_message(self.field_path, PATH_CHARS)
+        path = _safe(self.field_path, PATH_CHARS)
         if path != self.field_path:
             object.__setattr__(self, "field_path", path)
 

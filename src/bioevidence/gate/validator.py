@@ -36,6 +36,7 @@ from .findings import Finding
 from .grounding import Check, CheckContext, Grounder, QuoteLocation
 from .profiles import Profile, builtin_profiles, load_profile
 from .report import Report, UseDecision
+from .rules import RULES
 from .schema import CompiledSchema, record_schema
 
 VALIDATOR_NAME = "bioevidence"
@@ -204,8 +205,8 @@ def _as_catalogued(findings: list[Finding], uses: list[str], name: str) -> list[
     ``all`` that blocks (error, review) blocks every requested use, one of scope ``use`` at least one,
     whatever the grounder wrote (a custom grounder that says ``BEV017 info`` or blocks no use must not
     admit). A code outside the catalogue is a GROUNDER_FAILURE (fail closed)."""
-    from .rules import RULES
-
+    if not findings:
+        return []
     out: list[Finding] = []
     for f in findings:
         entry = RULES.get(f.rule_id)

@@ -73,7 +73,7 @@ def check_quote(item: dict[str, Any], path: str, paper: PaperText, uses: list[st
                         "quote at least one full clause", text_path, uses)], None
     locator = item.get("locator")
     hostile = not_a_place(locator)
-    named = None if hostile else target(locator, paper.passages)
+    named = None if hostile else target(locator, paper.passages, paper.anchors())
     hit = paper.locate(quote, named.indexes if named is not None else ())
     if hit is not None and not hit.boundary.ok:
         return [_cut_word(hit.boundary, text_path, uses, hit.text)], None

@@ -73,15 +73,36 @@ class Target:
     named: str  # the anchor or words as written
 
 
+def anchors(passages: list[Passage]) -> dict[str, list[int]]:
+    """Every passage id and alias, with the indexes of the passages it names (in order): what
+    :func:`target` looks an anchor up in, built once per paper instead of a scan per locator."""
+    out: dict[str, list[int]] = {}
+    for i, p in enumerate(passages):
+        for name in (p.id, *p.aliases):
+            named = out.setdefault(name, [])
+            if not named or named[-1] != i:
+                named.append(i)
+    return out
+
+
+def _named(anchor: str, passages: list[Passage], by_id: dict[str, list[int]] | None) -> list[int]:
+    """Indexes of the passages whose id is ``anchor`` or that list it among their aliases."""
+    if by_id is not None:
+        return by_id.get(anchor, [])
+    return [i for i, p in enumerate(passages) if p.id == anchor or anchor in p.aliases]
+
+
 def target(locator: object, passages: list[Passage], by_id: dict[str, list[int]] | None = None) -> Target | None:
-    """The passages a locator names, or ``None`` when it names nothing a grounder can check."""
+    """The passages a locator names, or ``None`` when it names nothing a grounder can check.
+
+    ``by_id``: :func:`anchors` of ``passages`` (looked up instead of scanning every passage)."""
     if not isinstance(locator, str) or not locator.strip():
         return None
     raw = locator.strip()
     if "#" in raw:
         anchor = raw.rsplit("#", 1)[1].strip()
         if anchor:
-            hits = [i for i, p in enumerate(passages) if p.id == anchor or anchor in p.aliases]
+            hits = _named(anchor, passages, by_id)
             if hits:
                 return Target(frozenset(hits), "anchor", anchor)
             words = _words_target(anchor, passages)
@@ -93,7 +114,7 @@ def target(locator: object, passages: list[Passage], by_id: dict[str, list[int]]
         if not value:
             return None
         raw = value.strip()
-        hits = [i for i, p in enumerate(passages) if p.id == raw or raw in p.aliases]
+        hits = _named(raw, passages, by_id)
         if hits:
             return Target(frozenset(hits), "anchor", raw)
     if "://" in raw or re.match(r"^(pmid|pmcid|doi):", raw, re.I):
@@ -102,6 +123,7 @@ def target(locator: object, passages: list[Passage], by_id: dict[str, list[int]]
 
 
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):", re.I)
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
 _PLACE_SCHEMES = frozenset({"pmid", "pmcid", "pmc", "doi", "http", "https", "urn", "section", "passage"})
 
 
@@ -112,7 +134,7 @@ def not_a_place(locator: object) -> str | None:
     if not isinstance(locator, str):
         return None
     raw = locator.strip()
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in raw):
+    if _CONTROL.search(raw) is not None:
         return "it holds control characters"
     head = raw.split("#", 1)[0]
     if head.startswith(("/", "~", "\\")) or re.match(r"^[A-Za-z]:\\", head) or \

@@ -14,6 +14,7 @@ tags listed above; unknown tags are skipped.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -42,6 +43,11 @@ def label_key(label: str) -> str:
         if len(last) > 3:
             text = text[:-1]
     return text
+
+
+#: :func:`label_key` memoised for the labels records cite (a pure function of the label; a knowledge
+#: base names the same few thousand cell types again and again); the index is built with the plain one
+cited_key = functools.lru_cache(maxsize=8192)(label_key)
 
 
 def _unescape(value: str) -> str:
@@ -156,7 +162,7 @@ class Ontology:
 
     def owners(self, label: str) -> tuple[str, ...]:
         """Non-obsolete terms whose name or EXACT synonym is ``label`` (see :func:`label_key`)."""
-        return self.labels.get(label_key(label), ())
+        return self.labels.get(cited_key(label), ())
 
     def ancestors(self, term_id: str) -> frozenset[str]:
         """``term_id`` and every term above it through ``is_a``."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -27,6 +28,7 @@ from ...text.jats import PARTS, Article, Passage
 from ...text.normalize import normalize, sentence_spans
 from ...text.tokens import BREAK, MWORD, WORD, Tokens, tokenize
 from .align import CLOSING, NEGATING_PREFIXES, OPENING, Boundary, PassageTokens, align, boundaries, negates
+from .locators import anchors
 
 FORMAT_VERSION = 3
 _TOKEN = re.compile(r"\S+")
@@ -147,9 +149,13 @@ class PaperText:
         raw += [tokenize(p.text, p.markers, p.breaks) for p in self._passages[len(raw):]]
         self._ptokens = [PassageTokens(t) for t in raw]
         self._by_id: dict[str, int] = {}
+        self._at: dict[int, int] = {}  # id(passage) -> its first index (index_of without a scan)
         for index, passage in enumerate(self._passages):
             self._by_id.setdefault(passage.id, index)
+            self._at.setdefault(id(passage), index)
         self._joined = [None] * len(self._passages)
+        self._anchors: dict[str, list[int]] | None = None
+        self._rank: dict[int, int] | None = None
 
     @property
     def passages(self) -> list[Passage]:
@@ -167,12 +173,24 @@ class PaperText:
             return [index]
         return [i for i, p in enumerate(self._passages) if passage_id in p.aliases]
 
+    def anchors(self) -> dict[str, list[int]]:
+        """Each passage id and alias with the passages it names (:func:`.locators.anchors`), built once."""
+        if self._anchors is None:
+            self._anchors = anchors(self._passages)
+        return self._anchors
+
     def _order(self) -> list[int]:
         """Passage indexes, main text first (the order of ``PARTS``), then in document order."""
         if self._priority is None:
             self._priority = sorted(range(len(self._passages)),
                                     key=lambda i: (_PRIORITY.get(self._passages[i].part, 99), i))
         return self._priority
+
+    def _ranks(self) -> dict[int, int]:
+        """Each passage index's place in :meth:`_order`."""
+        if self._rank is None:
+            self._rank = {index: n for n, index in enumerate(self._order())}
+        return self._rank
 
     def positions(self, index: int, words: Iterable[str]) -> list[int]:
         """Tokens of passage ``index`` equal to one of ``words``, in order: one C-level substring
@@ -214,11 +232,12 @@ class PaperText:
             joined = first + q.words[2]
             keys += [joined, joined[0].swapcase() + joined[1:]]
         keys = list(dict.fromkeys(keys))
-        rank = {index: n for n, index in enumerate(self._order())}
+        rank = self._ranks()
         target = sorted(set(within), key=lambda i: rank.get(i, len(rank)))
         taken = set(target)
         fallback: Hit | None = None
-        for pidx in [*target, *(i for i in self._order() if i not in taken)]:
+        # lazily: the first clean hit returns before the rest of the paper is listed
+        for pidx in itertools.chain(target, (i for i in self._order() if i not in taken)):
             for start in self.positions(pidx, keys):
                 ptok = self._ptokens[pidx]
                 end = align(q, ptok, start)
@@ -238,6 +257,9 @@ class PaperText:
         return fallback
 
     def index_of(self, passage: Passage) -> int:
+        index = self._at.get(id(passage))
+        if index is not None and self._passages[index] is passage:
+            return index
         return next(i for i, p in enumerate(self._passages) if p is passage)
 
     def cut_before_cue(self, hit: Hit) -> tuple[str, str] | None:
