@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("BIOEVIDENCE_SHARED_DATA", REPO.parent / "shared" / "data"))
@@ -105,28 +106,39 @@ print(len(records) / (time.perf_counter() - t))
 """
 
 
+def parse_encode_seconds(lines: list[bytes], reports: list[Any], runs: int) -> float:
+    """Best of ``runs``: seconds to parse ``lines`` and encode ``reports`` with orjson and nothing else
+    (the ceiling no validator can beat; tools/bench_grounders.py uses it too)."""
+    import orjson
+
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        for line in lines:
+            orjson.loads(line)
+        for report in reports:
+            orjson.dumps(report)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+# Run in a fresh process (argv: the batch, its reports, runs); prints records and seconds as JSON.
 CEILING = r"""
-import json, sys, time
+import json, sys
 import orjson
+sys.path.insert(0, sys.argv[4])
+from bench_gate import parse_encode_seconds
 lines = open(sys.argv[1], "rb").read().splitlines()
 reports = [orjson.loads(line) for line in open(sys.argv[2], "rb").read().splitlines()]
-best = float("inf")
-for _ in range(int(sys.argv[3])):
-    t = time.perf_counter()
-    for line in lines:
-        orjson.loads(line)
-    for report in reports:
-        orjson.dumps(report)
-    best = min(best, time.perf_counter() - t)
-print(json.dumps({"records": len(lines), "seconds": best}))
+print(json.dumps({"records": len(lines), "seconds": parse_encode_seconds(lines, reports, int(sys.argv[3]))}))
 """
 
 
 def ceiling(batch: Path, reports: Path, runs: int) -> float:
     """Records a second of JSON parse of the input lines + JSON encode of the reports alone (best of
     ``runs``, in a fresh process: the figure no validator can beat on one core)."""
-    out = subprocess.run([sys.executable, "-c", CEILING, str(batch), str(reports), str(max(runs, 3))],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", CEILING, str(batch), str(reports), str(max(runs, 3)),
+                          str(Path(__file__).resolve().parent)], capture_output=True, text=True, check=True)
     data = json.loads(out.stdout)
     return float(data["records"] / data["seconds"])
 

@@ -151,18 +151,9 @@ def run(n: int, checks: str = "default") -> dict[str, Any]:
 def ceiling(recs: list[dict[str, Any]], reports: list[dict[str, Any]]) -> float:
     """Records a second of JSON parse of the records' lines + JSON encode of their reports alone (orjson,
     best of 3): the figure no validator can beat in one process."""
-    import orjson
+    from bench_gate import parse_encode_seconds
 
-    lines = [json.dumps(record).encode() for record in recs]
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for line in lines:
-            orjson.loads(line)
-        for report in reports:
-            orjson.dumps(report)
-        best = min(best, time.perf_counter() - start)
-    return len(recs) / best
+    return len(recs) / parse_encode_seconds([json.dumps(record).encode() for record in recs], reports, 3)
 
 
 # Runs in 0.8.0's interpreter: argv 1-5 the records (JSONL), the snapshot folder, the Cell Ontology (.obo.gz),
