@@ -11,7 +11,8 @@ import pytest
 
 from bioevidence.errors import ConfigurationError, InputError
 from bioevidence.gate.validator import Validator
-from bioevidence.loop.queue import MIGRATIONS, SCHEMA_VERSION, ReviewQueue, render_entry
+from bioevidence.loop.listing import render_entry
+from bioevidence.loop.queue import MIGRATIONS, SCHEMA_VERSION, ReviewQueue
 from bioevidence.loop.revise import revise
 from builders import record
 

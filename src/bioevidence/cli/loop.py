@@ -221,7 +221,7 @@ def review_show(entry: int, queue_path: Path, fmt: str) -> None:
     if fmt == "json":
         click.echo(llm_json(item.to_dict(full=True), indent=2))
         return
-    from ..loop.queue import render_entry
+    from ..loop.listing import render_entry
 
     click.echo(render_entry(item), nl=False)
 

@@ -41,13 +41,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ..errors import BusyError, ConfigurationError, InputError, escape_text
+from ..errors import BusyError, ConfigurationError, InputError
 from ..gate.report import Report
 from ..io import canonical_json
 from . import account_ledger, ledger
 from . import accounts as _accounts
 
-__all__ = ["SCHEMA_VERSION", "Decided", "Entry", "ReviewQueue", "render_entry"]
+__all__ = ["SCHEMA_VERSION", "Decided", "Entry", "ReviewQueue"]
 
 DECISIONS = ("accept", "reject", "defer")
 
@@ -487,38 +487,3 @@ def _with_adjudications(record: dict[str, Any], decisions: list[dict[str, Any]])
                      "decided_at": d["decided_at"]})
     out["adjudications"] = rows
     return out
-
-
-def render_entry(entry: Entry) -> str:
-    """A plain-text view of an entry for a reviewer (control and formatting characters escaped)."""
-    raw = entry.record.get("statement")
-    statement: dict[str, Any] = raw if isinstance(raw, dict) else {}
-
-    def name(role: str) -> str:
-        value = statement.get(role)
-        e: dict[str, Any] = value if isinstance(value, dict) else {}
-        return f"{e.get('label')} ({e.get('id')})"
-
-    lines = [f"entry {entry.id}: {entry.record_id} -- {entry.state}, {entry.overall_status}",
-             f"queued {entry.queued_at} because {entry.reason}",
-             f"claim: {name('subject')} {statement.get('predicate')} {name('object')}",
-             f"uses: {', '.join(str(u) for u in entry.record.get('requested_uses') or [])}", "", "evidence:"]
-    items = {i.get("id"): i for i in entry.record.get("evidence_items") or [] if isinstance(i, dict)}
-    for line in statement.get("evidence_lines") or []:
-        for item_id in line.get("evidence_item_ids") or []:
-            item = items.get(item_id, {})
-            mark = " (verified)" if item_id in entry.report.verified else ""
-            lines.append(f"  [{line.get('direction')}] {item.get('locator')}{mark}: {item.get('extracted_text', '')}")
-    lines += ["", "findings:"]
-    lines += [f"  {f.rule_id} {f.severity} {f.field_path}: {f.message}" for f in entry.report.findings] or ["  none"]
-    if entry.attempts:
-        lines += ["", "feedback history:"]
-        for a in entry.attempts:
-            lines.append(f"  round {a['round']}: {a['outcome']}")
-            lines += [f"    - {text}" for text in a["feedback"]]
-    if entry.decisions:
-        lines += ["", "decisions:"]
-        lines += [f"  {d['decided_at']} {d['reviewer_id']}: {d['decision']} ({', '.join(d['uses'])}) -- "
-                  f"{d['rationale']}" for d in entry.decisions]
-    # A queued record is hostile input too: no terminal escape or bidi control reaches the reviewer raw.
-    return "\n".join(escape_text(line) for line in lines) + "\n"
