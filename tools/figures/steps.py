@@ -203,6 +203,8 @@ STEPS: tuple[Step, ...] = (
     Step("grounder-throughput", "docs/performance.md", "grounder-throughput", "timing", 480, (SHARED_DATA, PEER_PYTHON),
          _cmd("bench_grounders.py", *_GROUNDERS[:5], "--reference-python", "$BIOEVIDENCE_REFERENCE_PYTHON"),
          _tool("bench_grounders.py", *_GROUNDERS)),
+    Step("pin", "docs/performance.md", "pin", "timing", 100, (SHARED_DATA,),
+         _cmd("bench_pin.py", "--markdown"), _tool("bench_pin.py", "--markdown", "--data", "{data}")),
     Step("vector-indexes", "docs/kb.md", "vector-indexes", "timing", 2400,
          (SHARED_DATA, "module:faiss", "module:usearch", "module:onnxruntime"),
          "bioevidence index build …/scifact/corpus.jsonl.gz --dense, then "
