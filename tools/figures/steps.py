@@ -205,6 +205,8 @@ STEPS: tuple[Step, ...] = (
          _tool("bench_grounders.py", *_GROUNDERS)),
     Step("pin", "docs/performance.md", "pin", "timing", 100, (SHARED_DATA,),
          _cmd("bench_pin.py", "--markdown"), _tool("bench_pin.py", "--markdown", "--data", "{data}")),
+    Step("stream", "docs/performance.md", "stream", "timing", 960, (SHARED_DATA,),
+         _cmd("bench_stream.py"), _tool("bench_stream.py", "--work", "{work}/stream")),
     Step("vector-indexes", "docs/kb.md", "vector-indexes", "timing", 2400,
          (SHARED_DATA, "module:faiss", "module:usearch", "module:onnxruntime"),
          "bioevidence index build …/scifact/corpus.jsonl.gz --dense, then "
