@@ -213,3 +213,65 @@ def quote_faults(sentence: str, other: str) -> dict[str, str]:
         if "antonym swapped" in out:
             break
     return out
+
+
+# A policy corpus: the contracts' inputs (statement status, adjudications, extraction methods, directions,
+# scope, hashes, evidence types) combined over each built-in profile's uses, each record valid by the schema.
+# Used to compare our findings with the reference's where both emit them (tests/gate/test_reference_parity.py).
+
+_METHODS = ("manual_curation", "llm_extraction", "normalized_string_match", "deterministic_parser")
+
+
+def policy_corpus() -> Iterator[tuple[str, dict[str, Any]]]:
+    uses_of = {"general": ["knowledge_base", "research_summary", "training_data", "external_validation"],
+               "dataset-label": ["reference_annotation", "training_data", "external_validation"],
+               "literature-claim": ["research_summary", "knowledge_base"]}
+    for profile, uses in uses_of.items():
+        for use in uses:
+            base = record(profile, [use])
+            yield profile, base
+            for status in ("rejected", "superseded", "accepted"):
+                out = copy.deepcopy(base)
+                out["statement"]["statement_status"] = status
+                yield profile, out
+            for decision in ("accept", "reject", "defer"):
+                for agent in ("human", "software"):
+                    yield profile, record(profile, [use], adjudications=[adjudication(1, [use], decision, agent)])
+            for first in _METHODS:
+                for second in _METHODS:
+                    out = copy.deepcopy(base)
+                    for n, entry in enumerate(out["evidence_items"]):
+                        entry["extraction_method"] = first if n == 0 else second
+                    if len(out["evidence_items"]) == 1:
+                        extra = copy.deepcopy(out["evidence_items"][0])
+                        extra["id"], extra["extraction_method"] = "t:item-9", second
+                        out["evidence_items"].append(extra)
+                        out["statement"]["evidence_lines"][0]["evidence_item_ids"].append("t:item-9")
+                    yield profile, out
+            contradicting = copy.deepcopy(base)
+            contradicting["statement"]["evidence_lines"].append(
+                {"id": "t:line-2", "direction": "contradicts", "evidence_item_ids": [base["evidence_items"][0]["id"]]})
+            yield profile, contradicting
+            only_against = copy.deepcopy(base)
+            only_against["statement"]["evidence_lines"][0]["direction"] = "contradicts"
+            yield profile, only_against
+            other_scope = copy.deepcopy(base)
+            other_scope["evidence_items"][0]["scope"] = ["NCBITaxon:10090"]
+            yield profile, other_scope
+            rehashed = copy.deepcopy(base)
+            rehashed["source_artifacts"][0]["observed_sha256"] = "b" * 64
+            yield profile, rehashed
+            untyped = copy.deepcopy(base)
+            for entry in untyped["evidence_items"]:
+                entry["evidence_type"] = "other_evidence"
+            yield profile, untyped
+            for where in (("predicate",), ("subject", "entity_type"), ("object", "entity_type")):
+                outside = copy.deepcopy(base)  # outside the profile's allowlists (general has none)
+                parent = outside["statement"]
+                for key in where[:-1]:
+                    parent = parent[key]
+                parent[where[-1]] = "regulates" if where == ("predicate",) else "organism"
+                yield profile, outside
+            foreign = copy.deepcopy(base)
+            foreign["profile_id"] = "dataset-label" if profile != "dataset-label" else "general"
+            yield profile, foreign

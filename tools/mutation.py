@@ -54,7 +54,12 @@ GROUPS: dict[str, Group] = {
                    "tests/gate/test_builtin_grounded_profile.py", "tests/gate/test_unchecked_identifiers.py",
                    "tests/gate/test_spec.py", "tests/gate/grounders/test_direction.py",
                    "tests/gate/grounders/test_codes_reach_the_report.py", "tests/gate/test_decisions_checks.py",
-                   "tests/gate/test_decisions_validator.py", "tests/gate/grounders/test_no_way_around.py")),
+                   "tests/gate/test_decisions_validator.py", "tests/gate/grounders/test_no_way_around.py",
+                   "tests/gate/test_reference_parity.py"),
+                  slow=("tests/gate/test_reference_parity.py::"  # 50 s: 5,310 records through 0.8.0
+                        "test_same_decisions_and_codes_as_the_reference_over_a_mutation_corpus",
+                        "tests/gate/test_reference_parity.py::"  # 20 s: the same records, ours only (0.8.0's cached)
+                        "test_findings_over_the_mutation_corpus_name_the_fields_the_reference_names")),
     "quotes": Group(0.90, ("gate/grounders/quotes.py", "gate/grounders/align.py", "text/normalize.py",
                            "text/tokens.py"),
                     ("tests/gate/grounders", "tests/text"), slow=(_WHOLE_PAPER, _ROW_INDEX, _EVERY_ELEMENT)),
@@ -177,6 +182,33 @@ def named(work: Path) -> list[dict[str, object]]:
     return rows
 
 
+def recheck(name: str, group: Group, work: Path, tests: list[str]) -> list[dict[str, object]]:
+    """Each survivor of the last run of ``name`` applied alone (its diff, ``patch``) to a fresh copy of the
+    working tree as it is now, then ``tests`` run (``-x``): killed when they fail. Shows which survivors the
+    tests written since the run kill, without a whole new run."""
+    survivors = [m for module in outcome(work / name, group).values() for m in module["survivors"]]  # type: ignore[attr-defined]
+    where = copy_tree(work / f"{name}-recheck")
+    rows: list[dict[str, object]] = []
+    for mutant in survivors:
+        shown = diff(work / name, mutant)
+        patch = "\n".join(line for line in shown.splitlines() if not line.startswith("# ")) + "\n"
+        target = next((line[4:].strip() for line in patch.splitlines() if line.startswith("+++ ")), "")
+        pristine = (ROOT / target).read_bytes() if target and (ROOT / target).is_file() else None
+        applied = subprocess.run(["patch", "-p0", "--fuzz=3", "--no-backup-if-mismatch", "-s"], cwd=where,
+                                 input=patch, capture_output=True, text=True)
+        row: dict[str, object] = {"mutant": mutant, "killed": False, "applied": applied.returncode == 0}
+        if applied.returncode == 0:
+            run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "0",
+                                  *tests], cwd=where, capture_output=True, text=True,
+                                 env={**os.environ, "PYTHONPATH": str(where / "src")})
+            row["killed"] = run.returncode == 1
+            row["by"] = [line for line in run.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]
+        if pristine is not None:
+            (where / target).write_bytes(pristine)
+        rows.append(row)
+    return rows
+
+
 def diff(where: Path, mutant: str) -> str:
     shown = subprocess.run([sys.executable, "-m", "mutmut", "show", mutant], cwd=where, capture_output=True,
                            text=True)
@@ -193,6 +225,9 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--reuse", action="store_true", help="report the last run's results, do not run")
+    ap.add_argument("--recheck", nargs="+", metavar="TEST",
+                    help="apply each survivor of the last run of the group alone to a copy of the tree as it is now "
+                         "and run these tests: which survivors they kill")
     ap.add_argument("--named", action="store_true",
                     help="only the three hand-made mutations of issue 30 (stance always supports, stance "
                          "inverted, hybrid without dense): each must fail a test")
@@ -212,6 +247,19 @@ def main() -> int:
     if unknown:
         print(f"unknown group(s): {', '.join(unknown)}; choose from {', '.join(GROUPS)}", file=sys.stderr)
         return 3
+    if args.recheck:
+        if len(args.groups) != 1:
+            print("--recheck takes one group", file=sys.stderr)
+            return 3
+        rows = recheck(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck)
+        if args.json:
+            print(json.dumps(rows, indent=1))
+        else:
+            for row in rows:
+                state = "killed" if row["killed"] else "survives" if row["applied"] else "patch did not apply"
+                print(f"{state:20} {row['mutant']}")
+            print(f"killed now: {sum(bool(r['killed']) for r in rows)} of {len(rows)} survivors")
+        return 0
     if args.list:
         for name, group in GROUPS.items():
             print(f"{name} (target {group.target:.0%}): {', '.join(group.modules)}")

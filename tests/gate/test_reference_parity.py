@@ -12,9 +12,12 @@ interpreter is not configured; under CI it fails instead.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
+import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +143,86 @@ def test_a_negated_quote_is_our_one_safer_default(reference_python: str) -> None
     plain = Validator("literature-claim", grounding=False, checks=[CueChecker(enabled=False)]).validate(negated)
     assert [plain.overall_status, [[d.use, d.admission_status, d.reason_codes] for d in plain.use_decisions],
             sorted(f.rule_id for f in plain.findings)] == theirs
+
+
+# The reference's findings, where and in what words: one JSON line in, one line out.
+REFERENCE_FINDINGS = r"""
+import json, sys
+from bioevidence_validator.engine import RecordValidator
+
+validators = {}
+for line in sys.stdin:
+    job = json.loads(line)
+    v = validators.get(job["profile"]) or validators.setdefault(job["profile"], RecordValidator(profile=job["profile"]))
+    report = v.validate(job["record"])
+    print(json.dumps([[f["rule_id"], f.get("field_path"), f.get("message")] for f in report["findings"]]))
+"""
+
+# Rules whose message is 0.8.0's word for word (the others say more: the value, the allowed list, the fix).
+SAME_WORDS = frozenset({"BEV004", "BEV006", "BEV007", "BEV008", "BEV009", "BEV013"})
+
+
+def _reference_findings(python: str, jobs: list[dict[str, Any]]) -> list[list[list[Any]]]:
+    """The reference's findings per job, kept in a cache keyed by the jobs, the script and the interpreter
+    (the reference never changes: its answers are read again by mutation runs, which re-run this test once
+    per mutant, instead of 50 s of its validation each time)."""
+    payload = "".join(json.dumps(j, sort_keys=True) + "\n" for j in jobs)
+    key = hashlib.sha256(f"{python}\0{REFERENCE_FINDINGS}\0{payload}".encode()).hexdigest()
+    cache = Path(tempfile.gettempdir()) / "bioevidence-reference-findings" / f"{key}.json"
+    if cache.is_file():
+        return list(json.loads(cache.read_text(encoding="utf-8")))
+    done = subprocess.run([python, "-c", REFERENCE_FINDINGS], input=payload, capture_output=True, text=True,
+                          check=True, timeout=900)
+    found = [json.loads(line) for line in done.stdout.splitlines()]
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    partial = cache.with_suffix(f".{os.getpid()}.part")
+    partial.write_text(json.dumps(found), encoding="utf-8")
+    partial.replace(cache)
+    return found
+
+
+def _policy_jobs() -> list[dict[str, Any]]:
+    from builders import policy_corpus
+
+    return [{"profile": profile, "record": rec} for profile, rec in policy_corpus()]
+
+
+def _compare_findings(python: str, jobs: list[dict[str, Any]]) -> tuple[Counter[str], Counter[str]]:
+    """Assert our findings name the fields 0.8.0 names (SCHEMA left out: the two JSON Schema libraries name
+    some fields differently) and, for the rules in SAME_WORDS, say it in its words; the rules reached."""
+    theirs = _reference_findings(python, jobs)
+    assert len(theirs) == len(jobs)
+    validators: dict[str, Validator] = {}
+    differences: list[Any] = []
+    rules: Counter[str] = Counter()
+    worded: Counter[str] = Counter()
+    for job, their in zip(jobs, theirs, strict=True):
+        validator = validators.setdefault(job["profile"], Validator(job["profile"], grounding=False))
+        ours = [[f.rule_id, f.field_path, f.message] for f in validator.validate(job["record"]).findings]
+        mine = Counter((r, p) for r, p, _ in ours if r != "SCHEMA")
+        them = Counter((r, p) for r, p, _ in their if r != "SCHEMA")
+        words_mine = Counter((r, m) for r, _, m in ours if r in SAME_WORDS)
+        words_them = Counter((r, m) for r, _, m in their if r in SAME_WORDS)
+        if mine != them or words_mine != words_them:
+            differences.append((json.dumps(job["record"])[:160], sorted(mine - them), sorted(them - mine),
+                                sorted(words_mine - words_them), sorted(words_them - words_mine)))
+        rules.update(r for r, _ in them)
+        worded.update(r for r, _ in words_them)
+    assert differences == [], f"{len(differences)} of {len(jobs)} differ; first: {differences[:3]}"
+    return rules, worded
+
+
+def test_contract_findings_name_the_fields_the_reference_names(reference_python: str) -> None:
+    """A policy corpus (statement status, adjudications by people and software, extraction methods mixed,
+    contradicting lines, scope, observed hashes, evidence types, allowlists, a foreign profile_id, on every
+    use of every built-in profile): each finding at 0.8.0's field, in its words where ours are its."""
+    rules, worded = _compare_findings(reference_python, _policy_jobs())
+    # the corpus reaches every contract rule 0.8.0 has, and the wording check every rule it names
+    assert {f"BEV{n:03d}" for n in range(1, 14)} | {"RECORD_INTEGRITY"} <= set(rules), sorted(rules)
+    assert set(worded) == SAME_WORDS, sorted(worded)
+
+
+def test_findings_over_the_mutation_corpus_name_the_fields_the_reference_names(reference_python: str) -> None:
+    """The same over the mutation corpus (every field of two records replaced, dropped or given a sibling)."""
+    rules, _ = _compare_findings(reference_python, _jobs())
+    assert {"RECORD_INTEGRITY", "BEV003", "BEV005", "BEV006", "BEV007"} <= set(rules), sorted(rules)
