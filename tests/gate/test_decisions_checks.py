@@ -403,3 +403,59 @@ def test_a_structural_error_rejects_every_use_even_when_it_names_none(code: str)
         ("research_summary", "rejected", [code]), ("knowledge_base", "rejected", [code])]
     other = [Finding("BEV003", "error", "a rule error for no use", "$", [])]
     assert {d["admission_status"] for d in checks.decide(["research_summary"], other)} == {"admitted"}
+
+
+# -- survivors of the gate group's second mutation run (issue 30) -----------------------------------------
+
+
+def test_bev029_for_quotes_says_how_to_check_them_or_accept_them_unchecked() -> None:
+    (finding,) = checks.unchecked_publications(_quoted_claim())
+    assert finding.message.endswith("(pin the papers with bioevidence ground and pass --snapshot-dir, or "
+                                    "--no-grounding to accept unchecked quotes)")
+
+
+@pytest.mark.parametrize("release", ["refs/2026-06-08/cl.obo.gz", "C:\\references\\cl.obo", "cl", "CL@2026-06-08",
+                                     "/srv/data/releases/2026/cl.json"])
+def test_a_release_is_named_by_its_file_name_whatever_its_folders(release: str) -> None:
+    """Folders (POSIX or Windows, any depth), a version after ``@`` and extensions are not the ontology's name."""
+    assert checks._release_prefix(release) == "cl"
+
+
+TERM_ROOTS_ONLY = """\
+id: typed-cells
+version: "1"
+description: a cell-type release named by its date only; the term_roots tell which ids it checks
+predicates: []
+subject_types: []
+object_types: []
+uses:
+  knowledge_base:
+    required_evidence_types: []
+    require_human_acceptance: false
+    allow_llm_only: false
+    allow_string_match_only: false
+grounders:
+  ontologies: [releases/2026-06-08.obo, releases/2026-04-15.obo]
+  term_roots:
+    cell_type: CL:0000000
+"""
+
+
+def test_term_roots_tell_which_ids_an_ontology_release_named_by_date_would_check() -> None:
+    """The release names give no prefix; the profile's term_roots do: a CL id typed ``cell`` and an entity typed
+    ``cell_type`` are both unchecked without the release, named in one BEV029 on the statement."""
+    profile = parse_profile(TERM_ROOTS_ONLY.encode(), source="typed-cells.yaml")
+    rec = _labelled({"id": "example:lymph-1", "label": "a lymphocyte", "entity_type": "cell_type"},
+                    {"id": "CL:0000236", "label": "B cell", "entity_type": "cell"})
+    (finding,) = checks.unchecked_identifiers(rec, profile, [])
+    assert (finding.rule_id, finding.field_path) == ("BEV029", "$.statement")
+    assert finding.message.startswith("2 ontology terms (example:lymph-1, CL:0000236) were not checked: profile "
+                                      "'typed-cells' names the release releases/2026-06-08.obo, "
+                                      "releases/2026-04-15.obo and none was given")
+
+
+def test_an_id_is_a_release_s_by_its_first_prefix_and_a_bare_word_is_no_prefix() -> None:
+    """``HGNC:HGNC:3430`` (a doubled prefix some exports write) is an HGNC id; a bare ``hgnc`` id has no prefix."""
+    rec = _labelled({"id": "HGNC:HGNC:3430", "label": "ERBB2", "entity_type": "protein"},
+                    {"id": "hgnc", "label": "a word", "entity_type": "class_label"})
+    assert checks._identifiers(rec, "genes", {}) == ["HGNC:HGNC:3430"]
