@@ -275,3 +275,6 @@ def policy_corpus() -> Iterator[tuple[str, dict[str, Any]]]:
             foreign = copy.deepcopy(base)
             foreign["profile_id"] = "dataset-label" if profile != "dataset-label" else "general"
             yield profile, foreign
+            floated = copy.deepcopy(base)  # a float the two JSON encoders write differently (1e-07 / 1e-7)
+            floated["statement"]["confidence"] = 1e-7
+            yield profile, floated

@@ -162,16 +162,16 @@ for line in sys.stdin:
 SAME_WORDS = frozenset({"BEV004", "BEV006", "BEV007", "BEV008", "BEV009", "BEV013"})
 
 
-def _reference_findings(python: str, jobs: list[dict[str, Any]]) -> list[list[list[Any]]]:
-    """The reference's findings per job, kept in a cache keyed by the jobs, the script and the interpreter
-    (the reference never changes: its answers are read again by mutation runs, which re-run this test once
-    per mutant, instead of 50 s of its validation each time)."""
+def _cached_reference(python: str, script: str, jobs: list[dict[str, Any]]) -> list[Any]:
+    """What ``script`` prints per job in the reference's interpreter, kept in a cache keyed by the jobs, the
+    script and the interpreter (the reference never changes: mutation runs, which re-run these tests once per
+    mutant, read its answers again instead of spending its validation time on every mutant)."""
     payload = "".join(json.dumps(j, sort_keys=True) + "\n" for j in jobs)
-    key = hashlib.sha256(f"{python}\0{REFERENCE_FINDINGS}\0{payload}".encode()).hexdigest()
+    key = hashlib.sha256(f"{python}\0{script}\0{payload}".encode()).hexdigest()
     cache = Path(tempfile.gettempdir()) / "bioevidence-reference-findings" / f"{key}.json"
     if cache.is_file():
         return list(json.loads(cache.read_text(encoding="utf-8")))
-    done = subprocess.run([python, "-c", REFERENCE_FINDINGS], input=payload, capture_output=True, text=True,
+    done = subprocess.run([python, "-c", script], input=payload, capture_output=True, text=True,
                           check=True, timeout=900)
     found = [json.loads(line) for line in done.stdout.splitlines()]
     cache.parent.mkdir(parents=True, exist_ok=True)
@@ -179,6 +179,10 @@ def _reference_findings(python: str, jobs: list[dict[str, Any]]) -> list[list[li
     partial.write_text(json.dumps(found), encoding="utf-8")
     partial.replace(cache)
     return found
+
+
+def _reference_findings(python: str, jobs: list[dict[str, Any]]) -> list[list[list[Any]]]:
+    return _cached_reference(python, REFERENCE_FINDINGS, jobs)
 
 
 def _policy_jobs() -> list[dict[str, Any]]:
@@ -226,3 +230,36 @@ def test_findings_over_the_mutation_corpus_name_the_fields_the_reference_names(r
     """The same over the mutation corpus (every field of two records replaced, dropped or given a sibling)."""
     rules, _ = _compare_findings(reference_python, _jobs())
     assert {"RECORD_INTEGRITY", "BEV003", "BEV005", "BEV006", "BEV007"} <= set(rules), sorted(rules)
+
+
+REFERENCE_ENVELOPE = r"""
+import json, sys
+from bioevidence_validator.engine import RecordValidator
+
+validators = {}
+for line in sys.stdin:
+    job = json.loads(line)
+    v = validators.get(job["profile"]) or validators.setdefault(job["profile"], RecordValidator(profile=job["profile"]))
+    r = v.validate(job["record"])
+    print(json.dumps([r[k] for k in ("profile_id", "schema_version", "input_sha256", "schema_valid",
+                                     "overall_status")]))
+"""
+
+
+def test_the_report_envelope_agrees_with_the_reference(reference_python: str) -> None:
+    """Input hash (0.8.0's canonical JSON, floats included), profile id, schema version, schema validity and
+    status: the same as 0.8.0 writes, over the policy corpus and records that are no record at all (the
+    profiles' versions differ on purpose: literature-claim is 0.5.0 here, docs/profiles.md)."""
+    jobs = _policy_jobs() + [{"profile": "general", "record": value} for value in (None, [], "record", 3,
+                                                                                    {"record_id": "x"})]
+    theirs = _cached_reference(reference_python, REFERENCE_ENVELOPE, jobs)
+    validators: dict[str, Validator] = {}
+    ours = []
+    for job in jobs:
+        validator = validators.setdefault(job["profile"], Validator(job["profile"], grounding=False))
+        report = validator.validate(job["record"])
+        ours.append([report.profile_id, report.schema_version, report.input_sha256, report.schema_valid,
+                     report.overall_status])
+    differences = [(json.dumps(j["record"])[:120], t, o) for j, t, o in zip(jobs, theirs, ours, strict=True) if t != o]
+    assert differences == [], f"{len(differences)} of {len(jobs)} differ; first: {differences[:3]}"
+    assert {row[3] for row in theirs} == {True, False}
