@@ -55,7 +55,8 @@ GROUPS: dict[str, Group] = {
                    "tests/gate/test_spec.py", "tests/gate/grounders/test_direction.py",
                    "tests/gate/grounders/test_codes_reach_the_report.py", "tests/gate/test_decisions_checks.py",
                    "tests/gate/test_decisions_validator.py", "tests/gate/grounders/test_no_way_around.py",
-                   "tests/gate/test_reference_parity.py"),
+                   "tests/gate/test_reference_parity.py", "tests/gate/test_fixes_are_exact.py",
+                   "tests/gate/test_report_envelope.py"),
                   slow=("tests/gate/test_reference_parity.py::"  # 50 s: 5,310 records through 0.8.0
                         "test_same_decisions_and_codes_as_the_reference_over_a_mutation_corpus",
                         "tests/gate/test_reference_parity.py::"  # 20 s: the same records, ours only (0.8.0's cached)
