@@ -183,11 +183,12 @@ def named(work: Path) -> list[dict[str, object]]:
     return rows
 
 
-def recheck(name: str, group: Group, work: Path, tests: list[str]) -> list[dict[str, object]]:
+def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = "") -> list[dict[str, object]]:
     """Each survivor of the last run of ``name`` applied alone (its diff, ``patch``) to a fresh copy of the
     working tree as it is now, then ``tests`` run (``-x``): killed when they fail. Shows which survivors the
     tests written since the run kill, without a whole new run."""
-    survivors = [m for module in outcome(work / name, group).values() for m in module["survivors"]]  # type: ignore[attr-defined]
+    found = outcome(work / name, group).values()
+    survivors = [m for module in found for m in module["survivors"] if match in m]  # type: ignore[attr-defined]
     where = copy_tree(work / f"{name}-recheck")
     rows: list[dict[str, object]] = []
     for mutant in survivors:
@@ -229,6 +230,7 @@ def main() -> int:
     ap.add_argument("--recheck", nargs="+", metavar="TEST",
                     help="apply each survivor of the last run of the group alone to a copy of the tree as it is now "
                          "and run these tests: which survivors they kill")
+    ap.add_argument("--match", default="", help="with --recheck: only survivors whose name holds this text")
     ap.add_argument("--named", action="store_true",
                     help="only the three hand-made mutations of issue 30 (stance always supports, stance "
                          "inverted, hybrid without dense): each must fail a test")
@@ -252,7 +254,7 @@ def main() -> int:
         if len(args.groups) != 1:
             print("--recheck takes one group", file=sys.stderr)
             return 3
-        rows = recheck(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck)
+        rows = recheck(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match)
         if args.json:
             print(json.dumps(rows, indent=1))
         else:
