@@ -459,3 +459,34 @@ def test_an_id_is_a_release_s_by_its_first_prefix_and_a_bare_word_is_no_prefix()
     rec = _labelled({"id": "HGNC:HGNC:3430", "label": "ERBB2", "entity_type": "protein"},
                     {"id": "hgnc", "label": "a word", "entity_type": "class_label"})
     assert checks._identifiers(rec, "genes", {}) == ["HGNC:HGNC:3430"]
+
+
+_ID_PLACES = ["$.record_id", "$.profile_id", "$.statement.id", "$.statement.subject.id", "$.statement.object.id",
+              "$.requested_uses[0]", "$.source_artifacts[0].id", "$.evidence_items[0].id", "$.adjudications[0].id",
+              "$.evidence_items[0].source_artifact_id", "$.statement.evidence_lines[0].id",
+              "$.statement.evidence_lines[0].evidence_item_ids[0]"]
+
+
+def _with(rec: dict[str, Any], path: str, value: str) -> dict[str, Any]:
+    out = copy.deepcopy(rec)
+    steps = [int(s) if s.isdigit() else s for s in path[2:].replace("[", ".").replace("]", "").split(".")]
+    node: Any = out
+    for step in steps[:-1]:
+        node = node[step]
+    node[steps[-1]] = value
+    return out
+
+
+@pytest.mark.parametrize("path", _ID_PLACES)
+def test_an_identifier_over_1000_characters_is_one_integrity_error_at_its_place(path: str) -> None:
+    """Every id and reference (docs/rules.md, RECORD_INTEGRITY): 1,001 characters is refused at its own place,
+    alone (nothing else is worth reading); 1,000 is not."""
+    rec = record("general", ["training_data"], adjudications=[adjudication(1, ["training_data"])])
+    profile = load_profile("general")
+    (finding,) = checks.integrity(_with(rec, path, "x" * 1001), profile)
+    assert (finding.rule_id, finding.field_path, finding.blocking_uses) == (
+        "RECORD_INTEGRITY", path, ["training_data"] if path != "$.requested_uses[0]" else ["x" * 1001])
+    assert finding.message == (f"The identifier at {path} is 1,001 characters long; identifiers are at most "
+                               "1,000 characters.")
+    assert not [f for f in checks.integrity(_with(rec, path, "x" * 1000), profile)
+                if "characters long" in f.message]
