@@ -490,3 +490,30 @@ def test_an_identifier_over_1000_characters_is_one_integrity_error_at_its_place(
                                "1,000 characters.")
     assert not [f for f in checks.integrity(_with(rec, path, "x" * 1000), profile)
                 if "characters long" in f.message]
+
+
+@pytest.mark.parametrize(("where", "shown"), [({"section": "References", "label": "Table 2"}, "References"),
+                                              ({"label": "Table 2"}, "Table 2"), ({}, "ref-12")])
+def test_bev032_names_the_section_else_the_label_else_the_passage(where: dict[str, str], shown: str) -> None:
+    text = (EXAMPLES.parent / "profiles" / "literature-claim.yaml").read_text(encoding="utf-8")
+    profile = parse_profile((text + "quote_parts: [title, abstract, body]\n").encode(), source="quoted-parts.yaml")
+    rec = _cited_twice(["first quote.", "second quote."])
+    (finding,) = checks.quote_parts(rec, profile, [QuoteLocation(rec["evidence_items"][1]["id"], "references",
+                                                                 "ref-12", **where)])
+    assert finding.message == (f"the quote is from the references part of the paper ({shown}); this profile "
+                               "quotes only title, abstract, body")
+    # a location naming an item the record lacks is put on the first item, never dropped
+    (stray,) = checks.quote_parts(rec, profile, [QuoteLocation("t:not-here", "references", "ref-12")])
+    assert stray.field_path == "$.evidence_items[0].extracted_text"
+
+
+@pytest.mark.parametrize("rows", ["source_artifacts", "evidence_items", "adjudications", "evidence_lines"])
+def test_duplicate_ids_are_named_once_each_sorted(rows: str) -> None:
+    """Three rows a, a, b and two c, c: the duplicates named are a and c, each once, in order."""
+    rec = record("general", ["training_data"], adjudications=[adjudication(1, ["training_data"])])
+    container = rec["statement"] if rows == "evidence_lines" else rec
+    base = container[rows][0]
+    container[rows] = [dict(base, id=i) for i in ("z:c", "z:a", "z:a", "z:b", "z:c")]
+    path = "$.statement.evidence_lines" if rows == "evidence_lines" else f"$.{rows}"
+    found = [f for f in checks.integrity(rec, load_profile("general")) if f.field_path == path]
+    assert [f.message for f in found] == ["Duplicate identifiers make references ambiguous: z:a, z:c."]
