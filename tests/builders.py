@@ -275,6 +275,19 @@ def policy_corpus() -> Iterator[tuple[str, dict[str, Any]]]:
             foreign = copy.deepcopy(base)
             foreign["profile_id"] = "dataset-label" if profile != "dataset-label" else "general"
             yield profile, foreign
+            unknown_use = copy.deepcopy(base)
+            unknown_use["requested_uses"] = [use, "publication"]
+            yield profile, unknown_use
+            unsourced = copy.deepcopy(base)
+            unsourced["evidence_items"][0]["source_artifact_id"] = "t:source-9"
+            yield profile, unsourced
+            repeated = copy.deepcopy(base)
+            repeated["statement"]["scope"] = [*SCOPE, *SCOPE]
+            repeated["evidence_items"][0]["scope"] = [*SCOPE, *SCOPE]
+            yield profile, repeated
+            elsewhere = record(profile, [use], adjudications=[adjudication(1, [use])])
+            elsewhere["adjudications"][0]["statement_id"] = "t:statement-2"
+            yield profile, elsewhere
             floated = copy.deepcopy(base)  # a float the two JSON encoders write differently (1e-07 / 1e-7)
             floated["statement"]["confidence"] = 1e-7
             yield profile, floated

@@ -1,11 +1,12 @@
 """A fix is exact: doing what it says makes its finding go away.
 
 ``revise()`` sends each fixable finding back to a model as its ``fix`` (docs/records.md: ``replace`` sets
-the field to the value, ``choose`` picks one of the values). Over the policy corpus and the mutation corpus
-of tests/builders.py (every built-in profile and use; every field of two records replaced, dropped or
-given a sibling), every ``replace`` and ``choose`` fix of the contracts and the integrity check is applied
-here by a small JSON-path setter of this file's own, the record is validated again, and the finding (same
-rule, field and message: two items' scope findings share their field) must be gone. An ``add`` fix for
+the field to the value, ``choose`` picks one of the values). Over the policy corpus of tests/builders.py
+(every use of every built-in profile, each with the faults the contracts and the integrity check answer
+with a fix: a foreign profile_id, an unknown use, an unresolved source, repeated scope tokens, an
+adjudication of another statement, scope and allowlist faults), every ``replace`` and ``choose`` fix is
+applied here by a small JSON-path setter of this file's own, the record is validated again, and the
+finding (same rule, field and message: two items' scope findings share their field) must be gone. An ``add`` fix for
 missing evidence types must name exactly the types the message lists, at the field the finding names.
 """
 
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 
 from bioevidence import Validator
-from builders import corpus, policy_corpus
+from builders import policy_corpus
 
 _STEP = re.compile(r"\.([A-Za-z_][\w]*)|\[(\d+)\]")
 
@@ -53,11 +54,7 @@ def _get(record: dict[str, Any], path: str) -> Any:
 
 
 def _jobs() -> list[tuple[str, dict[str, Any]]]:
-    jobs = list(policy_corpus())
-    for candidate in corpus():
-        if isinstance(candidate, dict) and candidate.get("profile_id") in ("general", "dataset-label"):
-            jobs.append((candidate["profile_id"], candidate))
-    return jobs
+    return list(policy_corpus())
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +86,9 @@ def test_every_replace_and_choose_fix_removes_its_finding(fixed: list[tuple[str,
     # the corpora reach the fixes of the integrity check and of the contracts that carry one
     assert {("RECORD_INTEGRITY", "replace"), ("RECORD_INTEGRITY", "choose"), ("BEV003", "choose"),
             ("BEV005", "replace")} <= set(reached), sorted(reached)
+    paths = {path.split("[")[0] + path.rsplit("]", 1)[-1] if "[" in path else path for _, _, path, *_ in fixed}
+    assert {"$.profile_id", "$.requested_uses", "$.evidence_items.source_artifact_id", "$.statement.scope",
+            "$.evidence_items.scope", "$.adjudications.statement_id"} <= paths, sorted(paths)
 
 
 def test_an_add_fix_names_the_missing_types_the_message_lists() -> None:
