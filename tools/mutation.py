@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -189,7 +190,7 @@ def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = 
     tests written since the run kill, without a whole new run."""
     found = outcome(work / name, group).values()
     survivors = [m for module in found for m in module["survivors"] if match in m]  # type: ignore[attr-defined]
-    where = copy_tree(work / f"{name}-recheck")
+    where = copy_tree(work / f"{name}-recheck{('-' + re.sub(r'[^A-Za-z0-9_]+', '-', match)) if match else ''}")
     rows: list[dict[str, object]] = []
     for mutant in survivors:
         shown = diff(work / name, mutant)
