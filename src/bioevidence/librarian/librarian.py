@@ -24,6 +24,7 @@ from typing import Any
 from ..errors import BioevidenceError, ConfigurationError
 from .analysis import analyze
 from .backend import Backend, Hit, LocalBackend, Scoring
+from .feedback import Feedback, feed_back
 from .hybrid import CHOICES, DenseRetriever, choose
 from .index import DocInfo, LocalIndex, PassageRow, idf_table
 from .judge import LexicalJudge, QueryTerms
@@ -115,7 +116,7 @@ class Librarian:
                  settings: Settings | None = None, scoring: Scoring | None = None,
                  judge: LexicalJudge | LLMJudge | str | None = None, planner: Any = None, llm: Any = None,
                  progress: Callable[[str], None] | None = None, retriever: str = "auto",
-                 fusion: Any = None, stance_model: Any = None) -> None:
+                 fusion: Any = None, stance_model: Any = None, feedback: Feedback | None = None) -> None:
         if index is None and backend is None:
             raise ConfigurationError("give a local index folder or a backend; build an index with "
                                      "`bioevidence index build SOURCE... --index DIR`")
@@ -162,6 +163,8 @@ class Librarian:
             if self.index is None:
                 raise ConfigurationError(f"--retriever {retriever} needs a local index with dense vectors")
             self.dense = DenseRetriever(self.index, **({"spec": fusion} if fusion is not None else {}))
+        # RM3 over the fused lexical pool (.feedback), local index only; None (the default): off
+        self.feedback = feedback
 
     @property
     def idf(self) -> dict[str, float]:
@@ -199,6 +202,12 @@ class Librarian:
         self.progress(f"searching · {len(plan.subqueries)} subqueries")
         results, errors = self._search(plan)
         pool = fuse(results)
+        if self.feedback is not None and isinstance(self.backend, LocalBackend) and pool:
+            results, feedback_terms = feed_back(self.backend, plan, results, pool, self.feedback,
+                                            limit=self.settings.per_subquery)
+            pool = fuse(results)
+        else:
+            feedback_terms = {}
         if self.dense is not None:
             pool = self.dense.apply(question, pool, self.retriever)
         self.progress(f"found {len(pool)} candidate papers")
@@ -223,6 +232,8 @@ class Librarian:
                     finally:
                         index.close()
         answer.debug = {"subqueries": [q for q, _, _ in results], "errors": errors, "candidates": len(pool),
+                        **({"feedback": {t: round(w, 4) for t, w in feedback_terms.items()}}
+                           if feedback_terms else {}),
                         **answer.debug, "seconds": round(time.perf_counter() - t0, 4)}
         answer.provenance = self.provenance()
         self.progress(f"done · {len(answer.papers)} papers")
