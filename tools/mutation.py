@@ -73,7 +73,8 @@ GROUPS: dict[str, Group] = {
                      slow=("tests/librarian/test_relevance_and_direction.py::"
                            "test_the_verdict_never_disagrees_with_the_badges",)),  # 12 s
     "ranking": Group(0.80, ("librarian/ranking.py", "librarian/fusion.py"),
-                     ("tests/librarian/test_fusion.py", "tests/librarian/test_verbatim.py"),
+                     ("tests/librarian/test_fusion.py", "tests/librarian/test_verbatim.py",
+                      "tests/librarian/test_decisions_ranking.py"),
                      slow=("tests/librarian/test_verbatim.py::"  # 69 s: every CIViC statement asked
                            "test_every_item_for_every_civic_statement_is_printed_text_with_markers_and_dashes",
                            "tests/librarian/test_verbatim.py::"  # 6 s: every JATS passage re-read
