@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -186,30 +185,27 @@ def named(work: Path) -> list[dict[str, object]]:
 
 
 def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = "") -> list[dict[str, object]]:
-    """Each survivor of the last run of ``name`` applied alone (its diff, ``patch``) to a fresh copy of the
-    working tree as it is now, then ``tests`` run (``-x``): killed when they fail. Shows which survivors the
-    tests written since the run kill, without a whole new run."""
+    """Each survivor of the last run of ``name`` switched on alone (mutmut's trampoline reads
+    ``MUTANT_UNDER_TEST``) in that run's ``mutants/`` tree, with the tests as they are now copied into it,
+    then ``tests`` run (``-x``): killed when they fail. Shows which survivors the tests written since the run
+    kill, without a whole new run (the mutated sources are the run's; only the tests are new)."""
     found = outcome(work / name, group).values()
     survivors = [m for module in found for m in module["survivors"] if match in m]  # type: ignore[attr-defined]
-    where = copy_tree(work / f"{name}-recheck{('-' + re.sub(r'[^A-Za-z0-9_]+', '-', match)) if match else ''}")
+    mutants = work / name / "mutants"
+    shutil.copytree(ROOT / "tests", mutants / "tests", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     rows: list[dict[str, object]] = []
-    for mutant in survivors:
-        shown = diff(work / name, mutant)
-        patch = "\n".join(line for line in shown.splitlines() if not line.startswith("# ")) + "\n"
-        target = next((line[4:].strip() for line in patch.splitlines() if line.startswith("+++ ")), "")
-        pristine = (ROOT / target).read_bytes() if target and (ROOT / target).is_file() else None
-        applied = subprocess.run(["patch", "-p0", "--fuzz=3", "--no-backup-if-mismatch", "-s"], cwd=where,
-                                 input=patch, capture_output=True, text=True)
-        row: dict[str, object] = {"mutant": mutant, "killed": False, "applied": applied.returncode == 0}
-        if applied.returncode == 0:
-            run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "0",
-                                  *tests], cwd=where, capture_output=True, text=True,
-                                 env={**os.environ, "PYTHONPATH": str(where / "src")})
-            row["killed"] = run.returncode == 1
-            row["by"] = [line for line in run.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]
-        if pristine is not None:
-            (where / target).write_bytes(pristine)
-        rows.append(row)
+    for mutant in ["", *survivors]:  # first no mutant: the tests must pass on the run's sources
+        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
+                             cwd=mutants, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(mutants / "src"), "MUTANT_UNDER_TEST": mutant})
+        if not mutant:
+            if run.returncode != 0:
+                raise SystemExit(f"the tests fail with no mutant switched on (exit {run.returncode}): "
+                                 f"{run.stdout[-1500:]}")
+            continue
+        rows.append({"mutant": mutant, "killed": run.returncode == 1, "exit": run.returncode,
+                     "by": [line for line in run.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]})
     return rows
 
 
@@ -230,8 +226,8 @@ def main() -> int:
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--reuse", action="store_true", help="report the last run's results, do not run")
     ap.add_argument("--recheck", nargs="+", metavar="TEST",
-                    help="apply each survivor of the last run of the group alone to a copy of the tree as it is now "
-                         "and run these tests: which survivors they kill")
+                    help="switch each survivor of the group's last run on alone, with today's tests, and run these "
+                         "tests: which survivors they kill")
     ap.add_argument("--match", default="", help="with --recheck: only survivors whose name holds this text")
     ap.add_argument("--named", action="store_true",
                     help="only the three hand-made mutations of issue 30 (stance always supports, stance "
@@ -261,7 +257,7 @@ def main() -> int:
             print(json.dumps(rows, indent=1))
         else:
             for row in rows:
-                state = "killed" if row["killed"] else "survives" if row["applied"] else "patch did not apply"
+                state = "killed" if row["killed"] else "survives" if row["exit"] == 0 else f"exit {row['exit']}"
                 print(f"{state:20} {row['mutant']}")
             print(f"killed now: {sum(bool(r['killed']) for r in rows)} of {len(rows)} survivors")
         return 0

@@ -517,3 +517,35 @@ def test_duplicate_ids_are_named_once_each_sorted(rows: str) -> None:
     path = "$.statement.evidence_lines" if rows == "evidence_lines" else f"$.{rows}"
     found = [f for f in checks.integrity(rec, load_profile("general")) if f.field_path == path]
     assert [f.message for f in found] == ["Duplicate identifiers make references ambiguous: z:a, z:c."]
+
+
+def test_integrity_says_what_is_wrong_in_each_case() -> None:
+    """The integrity check's messages, each case on the general test record (docs/rules.md RECORD_INTEGRITY)."""
+    profile = load_profile("general")
+    rec = record("general", ["training_data"], adjudications=[adjudication(1, ["training_data"])])
+    cases: list[tuple[str, Any, str, str]] = [
+        ("$.evidence_items[0].scope", ["NCBITaxon:9606", "NCBITaxon:9606"], "$.evidence_items[0].scope",
+         "Scope must contain distinct tokens."),
+        ("$.statement.scope", ["NCBITaxon:9606", "NCBITaxon:9606"], "$.statement.scope",
+         "Scope must contain distinct tokens."),
+        ("$.statement.evidence_lines[0].evidence_item_ids", ["t:item-1", "t:item-7", "t:item-8"],
+         "$.statement.evidence_lines[0].evidence_item_ids",
+         "Evidence line has duplicate or unresolved item references (unresolved: t:item-7, t:item-8)."),
+        ("$.statement.evidence_lines[0].evidence_item_ids", ["t:item-1", "t:item-1"],
+         "$.statement.evidence_lines[0].evidence_item_ids",
+         "Evidence line has duplicate or unresolved item references."),
+        ("$.adjudications[0].statement_id", "t:other", "$.adjudications[0].statement_id",
+         "Adjudication targets a different statement."),
+        ("$.adjudications[0].applies_to_uses", ["training_data", "publication"], "$.adjudications[0].applies_to_uses",
+         "Adjudication uses must be distinct and supported by this profile."),
+        ("$.adjudications[0].applies_to_uses", ["training_data", "training_data"],
+         "$.adjudications[0].applies_to_uses", "Adjudication uses must be distinct and supported by this profile."),
+        ("$.requested_uses", ["training_data", "publication", "archive"], "$.requested_uses",
+         "requested_uses must contain distinct uses supported by the selected profile (unknown: archive, publication; "
+         "allowed: knowledge_base, research_summary, training_data, external_validation)."),
+        ("$.requested_uses", ["training_data", "training_data"], "$.requested_uses",
+         "requested_uses must contain distinct uses supported by the selected profile."),
+    ]
+    for place, value, path, message in cases:
+        found = [(f.field_path, f.message) for f in checks.integrity(_with(rec, place, value), profile)]
+        assert found == [(path, message)], (place, value, found)

@@ -73,8 +73,11 @@ def fixed() -> list[tuple[str, str, str, str, bool]]:
                 assert isinstance(value, list) and value, (finding, fix)
                 value = [value[0]] if isinstance(_get(rec, fix.field_path), list) else value[0]
             again = validator.validate(_set(rec, fix.field_path, value))
+            # gone, and nothing new wrong at that field (a fix that writes null or junk is a SCHEMA error there)
             gone = not any((f.rule_id, f.field_path, f.message) == (finding.rule_id, finding.field_path,
-                                                                    finding.message) for f in again.findings)
+                                                                    finding.message)
+                           or (f.rule_id == "SCHEMA" and f.field_path.startswith(fix.field_path))
+                           for f in again.findings)
             out.append((finding.rule_id, fix.action, fix.field_path, str(rec.get("record_id"))[:40], gone))
     return out
 
