@@ -195,3 +195,22 @@ def test_a_check_returning_a_code_outside_the_grounder_rules_fails_closed_naming
     assert (failure.rule_id, failure.field_path, failure.blocking_uses) == ("GROUNDER_FAILURE", "$", ["knowledge_base"])
     assert failure.message == (f"custom:returns returned rule {code!r}, which is not a grounder rule of the "
                                "catalogue (bioevidence.gate.rules)")
+
+
+def test_the_unknown_profile_finding_comes_first_among_other_integrity_errors() -> None:
+    rec = record("general", ["knowledge_base"])
+    rec["profile_id"] = "my-lab"
+    rec["statement"]["scope"] = ["NCBITaxon:9606", "NCBITaxon:9606"]
+    report = Validator().validate(rec)
+    assert [f.field_path for f in report.findings] == ["$.profile_id", "$.statement.scope"]
+
+
+def test_misuse_of_the_api_is_a_configuration_error_naming_the_fix() -> None:
+    from bioevidence.errors import ConfigurationError
+    from bioevidence.gate.validator import validate
+
+    with pytest.raises(ConfigurationError, match=r"^grounding=False \(--no-grounding\) turns grounding off; pass no "
+                                                 r"grounders with it$"):
+        Validator(grounders=[Verifies(frozenset(), "custom:a")], grounding=False)
+    with pytest.raises(ConfigurationError, match=r"^profile must be a built-in name, a path or a Profile$"):
+        validate(record(), profile=3)  # type: ignore[arg-type]
