@@ -546,6 +546,15 @@ def test_integrity_says_what_is_wrong_in_each_case() -> None:
         ("$.requested_uses", ["training_data", "training_data"], "$.requested_uses",
          "requested_uses must contain distinct uses supported by the selected profile."),
     ]
-    for place, value, path, message in cases:
-        found = [(f.field_path, f.message) for f in checks.integrity(_with(rec, place, value), profile)]
-        assert found == [(path, message)], (place, value, found)
+    fixes: list[tuple[str, str, Any] | None] = [
+        ("replace", "$.evidence_items[0].scope", ["NCBITaxon:9606"]),
+        ("replace", "$.statement.scope", ["NCBITaxon:9606"]), None, None,
+        ("replace", "$.adjudications[0].statement_id", "t:statement"), None, None,
+        ("choose", "$.requested_uses", ["knowledge_base", "research_summary", "training_data", "external_validation"]),
+        ("choose", "$.requested_uses", ["knowledge_base", "research_summary", "training_data", "external_validation"]),
+    ]
+    for (place, value, path, message), fix in zip(cases, fixes, strict=True):
+        found = checks.integrity(_with(rec, place, value), profile)
+        assert [(f.field_path, f.message) for f in found] == [(path, message)], (place, value, found)
+        given = found[0].fix
+        assert (None if given is None else (given.action, given.field_path, given.value)) == fix, (place, given)
