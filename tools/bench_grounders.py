@@ -308,7 +308,7 @@ def markdown_table(results: list[dict[str, Any]], peers: list[dict[str, Any]], t
         peer = "(not run)" if theirs is None else f"{theirs:.3f} s" if unit == "s" else f"{theirs:,.0f} records/s"
         ratio = "" if not theirs else f"{theirs / ours:.1f}× faster" if unit == "s" else f"{ours / theirs:.1f}×"
         cells = [label, mine, f"{top:,.0f}/s" if ceiling else "", f"{ours / top:.1%}" if ceiling else "", peer,
-                 f"{theirs / top:.2%}" if ceiling and theirs else "", ratio]
+                 f"{theirs / top:.3%}" if ceiling and theirs else "", ratio]
         rows.append("|" + "|".join(f" {cell} " if cell else " " for cell in cells) + "|")
     return "\n".join(rows)
 
