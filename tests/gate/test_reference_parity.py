@@ -30,20 +30,25 @@ pytestmark = pytest.mark.heavy(seconds=50)  # started first under xdist (tests/c
 
 REPO = Path(__file__).resolve().parents[2]
 
-# Runs inside the reference's interpreter: one JSON line in ({"profile", "record"}), one line out.
-REFERENCE_SIDE = r"""
-import json, sys
-from bioevidence_validator.engine import RecordValidator
+def _reference_script(report_line: str) -> str:
+    """A script for the reference's interpreter: one JSON job a line in ({"profile", "record"}), the
+    expression ``report_line`` (over ``report``, its report) printed as one line out."""
+    return ("import json, sys\n"
+            "from bioevidence_validator.engine import RecordValidator\n"
+            "validators = {}\n"
+            "for line in sys.stdin:\n"
+            "    job = json.loads(line)\n"
+            "    v = validators.get(job['profile']) or validators.setdefault(job['profile'], "
+            "RecordValidator(profile=job['profile']))\n"
+            "    report = v.validate(job['record'])\n"
+            f"    print(json.dumps({report_line}))\n")
 
-validators = {}
-for line in sys.stdin:
-    job = json.loads(line)
-    v = validators.get(job["profile"]) or validators.setdefault(job["profile"], RecordValidator(profile=job["profile"]))
-    report = v.validate(job["record"])
-    print(json.dumps([report["overall_status"],
-                      [[d["use"], d["admission_status"], d["reason_codes"]] for d in report["use_decisions"]],
-                      sorted(f["rule_id"] for f in report["findings"])]))
-"""
+
+# Status, decisions and sorted codes: what the first tests compare.
+REFERENCE_SIDE = _reference_script(
+    '[report["overall_status"], '
+    '[[d["use"], d["admission_status"], d["reason_codes"]] for d in report["use_decisions"]], '
+    'sorted(f["rule_id"] for f in report["findings"])]')
 
 
 @pytest.fixture(scope="module")
@@ -146,17 +151,8 @@ def test_a_negated_quote_is_our_one_safer_default(reference_python: str) -> None
 
 
 # The reference's findings, where and in what words: one JSON line in, one line out.
-REFERENCE_FINDINGS = r"""
-import json, sys
-from bioevidence_validator.engine import RecordValidator
-
-validators = {}
-for line in sys.stdin:
-    job = json.loads(line)
-    v = validators.get(job["profile"]) or validators.setdefault(job["profile"], RecordValidator(profile=job["profile"]))
-    report = v.validate(job["record"])
-    print(json.dumps([[f["rule_id"], f.get("field_path"), f.get("message")] for f in report["findings"]]))
-"""
+REFERENCE_FINDINGS = _reference_script(
+    '[[f["rule_id"], f.get("field_path"), f.get("message")] for f in report["findings"]]')
 
 # Rules whose message is 0.8.0's word for word (the others say more: the value, the allowed list, the fix).
 SAME_WORDS = frozenset({"BEV004", "BEV006", "BEV007", "BEV008", "BEV009", "BEV013"})
@@ -232,18 +228,8 @@ def test_findings_over_the_mutation_corpus_name_the_fields_the_reference_names(r
     assert {"RECORD_INTEGRITY", "BEV003", "BEV005", "BEV006", "BEV007"} <= set(rules), sorted(rules)
 
 
-REFERENCE_ENVELOPE = r"""
-import json, sys
-from bioevidence_validator.engine import RecordValidator
-
-validators = {}
-for line in sys.stdin:
-    job = json.loads(line)
-    v = validators.get(job["profile"]) or validators.setdefault(job["profile"], RecordValidator(profile=job["profile"]))
-    r = v.validate(job["record"])
-    print(json.dumps([r[k] for k in ("profile_id", "schema_version", "input_sha256", "schema_valid",
-                                     "overall_status")]))
-"""
+REFERENCE_ENVELOPE = _reference_script(
+    '[report[k] for k in ("profile_id", "schema_version", "input_sha256", "schema_valid", "overall_status")]')
 
 
 def test_the_report_envelope_agrees_with_the_reference(reference_python: str) -> None:
