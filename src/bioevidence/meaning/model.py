@@ -2,9 +2,11 @@
 contradicts, neutral) by ``tools/train_stance.py``, int8 ONNX, run by onnxruntime on the CPU.
 
 Its files ship in the package (``bioevidence/_data/stance/``: ``model.onnx``, ``tokenizer.json``,
-``model.json``). ``model.json`` is the model card: the SHA-256 of the two other files (checked
-before they are read: a changed file is refused, never silently run), the temperature and the
-undetermined threshold chosen on the calibration part of the data, and what it was trained on.
+``model.json``), or sit in the folder ``BIOEVIDENCE_STANCE_MODEL`` names (weights built with
+``tools/train_stance.py --out DIR``, or a copy kept outside the installation). ``model.json`` is
+the model card: the SHA-256 of the two other files (checked before they are read: a changed file is
+refused, never silently run), the temperature and the undetermined threshold chosen on the
+calibration part of the data, and what it was trained on.
 Nothing is fetched at run time.
 
 Each pair runs alone: the int8 export quantises activations over its whole input, so a pair batched
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,13 +27,20 @@ from ..errors import ConfigurationError, IntegrityError
 from ..limits import usable_cpus
 from ..resources import data_dir
 
-__all__ = ["EXTRA", "ModelCard", "StanceOnnx", "model_dir", "missing_runtime"]
+__all__ = ["ENV", "EXTRA", "ModelCard", "StanceOnnx", "model_dir", "missing_runtime"]
 
 EXTRA = "pip install 'bioevidence[librarian]'"
 RUNTIME = ("onnxruntime", "tokenizers", "numpy")
+#: names the folder of the model's three files, in place of the package's
+ENV = "BIOEVIDENCE_STANCE_MODEL"
 
 
 def model_dir() -> Path:
+    """The folder of the model's files: ``$BIOEVIDENCE_STANCE_MODEL`` when set, else the package's
+    (``FileNotFoundError`` when the package has none)."""
+    chosen = os.environ.get(ENV, "").strip()
+    if chosen:
+        return Path(chosen).expanduser()
     return data_dir("stance")
 
 

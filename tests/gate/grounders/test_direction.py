@@ -10,7 +10,6 @@ always "supports" (no contradicting sentence would be).
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+import stance_fixture as fx
 from bioevidence.cli import cli
 from bioevidence.gate.grounders.config import GrounderOptions, build_checks, build_grounders
 from bioevidence.gate.grounders.cues import CueChecker
@@ -25,6 +25,7 @@ from bioevidence.gate.grounders.direction import DirectionChecker, clear_cache
 from bioevidence.gate.profiles import parse_profile
 from bioevidence.gate.validator import Validator
 from bioevidence.meaning import available, unavailable
+from bioevidence.meaning.model import ENV
 from builders import claim_record
 
 # the model needs its runtime (the librarian extra) and its weights, which no build ships today
@@ -366,21 +367,50 @@ def test_an_error_inside_the_check_fails_closed(grounders: list[Any], papers: di
     assert report.overall_status == "review_required" and "RuntimeError: the session died" in f.message
 
 
-@needs_model
 def test_weights_that_fail_their_pinned_hash_fail_closed(grounders: list[Any], papers: dict,
                                                           tmp_path: Path) -> None:
-    from bioevidence.meaning.model import model_dir
-
-    folder = tmp_path / "stance"
-    shutil.copytree(model_dir(), folder)
+    folder = fx.build(tmp_path / "stance")  # a model with known answers (tests/stance_fixture.py)
+    record = civic_record(papers, *CONTRADICTING[0])
+    intact = Validator("literature-claim", grounders=grounders, checks=[*NO_CUES, DirectionChecker(folder=folder)])
+    assert "BEV034" in codes(intact.validate(record))  # the intact copy loads and reads the quote
     data = bytearray((folder / "model.onnx").read_bytes())
     data[len(data) // 2] ^= 0xFF
     (folder / "model.onnx").write_bytes(bytes(data))
-    record = civic_record(papers, *SUPPORTING[1])
     report = Validator("literature-claim", grounders=grounders,
-                       checks=[DirectionChecker(folder=folder)]).validate(record)
+                       checks=[*NO_CUES, DirectionChecker(folder=folder)]).validate(record)
     (f,) = [f for f in report.findings if f.rule_id == "BEV035"]
     assert report.overall_status == "review_required" and "IntegrityError" in f.message
+    assert "BEV034" not in codes(report)
+
+
+def test_the_model_the_environment_names_is_the_one_validate_reads(papers: dict, corpus_dir: Path, tmp_path: Path,
+                                                                   cache_dir: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bioevidence validate`` with the built-in profile (direction ``auto``) and
+    ``BIOEVIDENCE_STANCE_MODEL`` naming a model whose every answer the test works out: BEV034 exactly
+    where that model reads a verified quote against its line, above the card's threshold; nothing else."""
+    monkeypatch.setenv("BIOEVIDENCE_CACHE", str(cache_dir))
+    monkeypatch.setenv(ENV, str(fx.build(tmp_path / "stance")))
+    clear_cache()
+    seen = set()
+    for pmid, subject, obj, quote in SUPPORTING + CONTRADICTING:
+        for direction in ("supports", "contradicts"):
+            path = tmp_path / "record.json"
+            path.write_text(json.dumps(civic_record(papers, pmid, subject, obj, quote, direction)))
+            result = CliRunner().invoke(cli, ["validate", str(path), "--snapshot-dir", str(corpus_dir), "--no-cues"])
+            report = json.loads(result.stdout)  # a contradicting line is rejected for lack of support: exit 1
+            assert result.exit_code == {"admitted": 0, "rejected": 1, "review_required": 2}[report["overall_status"]]
+            assert report["verified_evidence_item_ids"] == ["e"]
+            stance, confidence = fx.expected_label(f"{subject} is associated with {obj}", quote)
+            against = stance == ("contradicts" if direction == "supports" else "supports")
+            hits = [f for f in report["findings"] if f["rule_id"] == "BEV034"]
+            assert bool(hits) == against, (direction, stance, quote[:60])
+            assert not [f for f in report["findings"] if f["rule_id"] in ("BEV035", "BEV036")]
+            if hits:
+                assert f"confidence {confidence:.2f}" in hits[0]["message"] and "threshold 0.60" in hits[0]["message"]
+            seen.add((direction, stance))
+    assert {("supports", "contradicts"), ("contradicts", "supports"), ("supports", "supports")} <= seen
+    clear_cache()
 
 
 # -- cost ----------------------------------------------------------------------------------------------
@@ -394,12 +424,11 @@ class _Counting:
         return self.model.label(claim, sentences)
 
 
-@needs_model
-def test_labels_are_cached_per_claim_and_sentence(grounders: list[Any], papers: dict) -> None:
-    from bioevidence.meaning import load_model
+def test_labels_are_cached_per_claim_and_sentence(grounders: list[Any], papers: dict, tmp_path: Path) -> None:
+    from bioevidence.meaning import StanceModel
 
     clear_cache()
-    counting = _Counting(load_model())
+    counting = _Counting(StanceModel(fx.build(tmp_path / "stance")))
     validator = Validator("literature-claim", grounders=grounders,
                           checks=[CueChecker(enabled=False), DirectionChecker(model=counting)])
     record = civic_record(papers, *CONTRADICTING[0])

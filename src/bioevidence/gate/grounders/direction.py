@@ -186,9 +186,14 @@ class DirectionChecker:
         with self._lock:
             if self._loaded is None and self._failure is None:
                 from ...meaning import unavailable
+                from ...meaning.model import EXTRA, missing_runtime
 
                 if self._runtime is None:
-                    self._missing = unavailable()
+                    if self._folder is None:
+                        self._missing = unavailable()
+                    else:  # a folder given here needs the runtime, not the shipped weights
+                        module = missing_runtime()
+                        self._missing = module and f"the stance model's runtime ({module}) is not installed: {EXTRA}"
                     self._runtime = self._missing is None
                 if not self._runtime:
                     return None, None
