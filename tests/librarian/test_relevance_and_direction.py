@@ -136,6 +136,46 @@ def test_ask_labels_relevant_sentences_with_the_model_and_the_others_neutral(civ
         assert cited.direction in ("undetermined", "insufficient"), cited.verdict
 
 
+def test_with_a_model_each_relevant_sentence_carries_its_label_and_the_answer_its_direction(
+        civic_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``answer --format json`` with ``BIOEVIDENCE_STANCE_MODEL`` naming the word-vote model of
+    tests/stance_fixture.py (the real runtime, answers worked out by hand): every relevant sentence has
+    that model's label for the question read as a claim, with its confidence; every other one stays
+    neutral by relevance; the direction is the one the labels decide, and at least one question gets a
+    direction shown (the model path is not silently skipped)."""
+    import stance_fixture as fx
+    from click.testing import CliRunner
+
+    from bioevidence.cli import cli
+    from bioevidence.meaning.model import ENV
+
+    monkeypatch.setenv(ENV, str(fx.build(tmp_path / "stance")))
+    shown = set()
+    for question in (KRAS, CD44, VHL, PIK3CA):
+        result = CliRunner().invoke(cli, ["answer", question, "--index", str(civic_index), "--format", "json"])
+        assert result.exit_code == 0, result.output
+        out = json.loads(result.stdout)
+        claim = claim_of(question)
+        items = out["items"]
+        assert items and any(i["relevant"] for i in items)
+        for item in items:
+            if not item["relevant"]:
+                assert (item["stance"], item["stance_by"]) == ("neutral", "relevance")
+                continue
+            want, confidence = fx.expected_label(claim, item["text"])
+            assert (item["stance"], item["stance_by"], item["stance_confidence"]) == (
+                want, "model", round(confidence, 4)), item["text"][:80]
+        verdict = out["answer"]
+        counts = _badge_counts(items, verdict["admitted_items"])
+        assert verdict["papers_by_stance"] == counts
+        s, c = counts["supports"], counts["contradicts"]  # the rule of docs/librarian.md, two to one
+        want_direction = ("supports" if s and s >= 2 * c else "contradicts" if c and c >= 2 * s else "mixed" if s and c
+                          else "undetermined" if counts["undetermined"] + counts["neutral"] else "insufficient")
+        assert verdict["direction"] == want_direction, (question, counts)
+        shown.add(verdict["direction"])
+    assert shown & {"supports", "contradicts", "mixed"}, shown
+
+
 @needs_weights
 def test_the_kras_deciding_sentence_is_not_badged_contradicts(civic_index: Path) -> None:
     """The issue's example: for the demo question, "All 17 tumors with EGFR mutations responded …, while
