@@ -143,9 +143,9 @@ def test_with_a_model_each_relevant_sentence_carries_its_label_and_the_answer_it
     that model's label for the question read as a claim, with its confidence; every other one stays
     neutral by relevance; the direction is the one the labels decide, and at least one question gets a
     direction shown (the model path is not silently skipped)."""
-    import stance_fixture as fx
     from click.testing import CliRunner
 
+    import stance_fixture as fx
     from bioevidence.cli import cli
     from bioevidence.meaning.model import ENV
 
