@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,12 +41,22 @@ class Group:
     # tests left out because one run costs more than a mutant can afford (every mutant re-runs its
     # tests with their fixtures in a fresh process); each is named with its cost, measured
     slow: tuple[str, ...] = ()
+    # one grounder cache (parsed papers, ontologies) shared by every mutant's tests: only for modules
+    # that do not build what the cache holds, or a mutant would read the unmutated build
+    shared_cache: bool = False
 
 
 _WHOLE_PAPER = "tests/gate/grounders/test_whole_paper.py"  # 77 s fixture: every shared paper parsed
 _ROW_INDEX = ("tests/gate/grounders/test_tables.py::"
               "test_the_row_index_finds_exactly_what_a_scan_finds_on_every_real_key")  # 11 s
 _EVERY_ELEMENT = "tests/text/test_jats_every_element.py"  # 6 s: every element of every article
+
+# the tests about quotes (the other grounders' files run 1-6 s of fixtures each and check no quote)
+_QUOTE_TESTS = ("tests/text", "tests/gate/grounders/test_decisions_quotes.py",
+                "tests/gate/grounders/test_literature_grounder.py", "tests/gate/grounders/test_misattributed.py",
+                "tests/gate/grounders/test_human_formats.py", "tests/gate/grounders/test_lists_in_paragraphs.py",
+                "tests/gate/grounders/test_crosscheck_bytes.py", "tests/gate/grounders/test_no_way_around.py",
+                "tests/gate/grounders/test_uri_and_locators.py", "tests/gate/grounders/test_end_to_end.py")
 
 GROUPS: dict[str, Group] = {
     "gate": Group(0.90, ("gate/rules.py", "gate/checks.py", "gate/validator.py"),
@@ -61,9 +71,12 @@ GROUPS: dict[str, Group] = {
                         "test_same_decisions_and_codes_as_the_reference_over_a_mutation_corpus",
                         "tests/gate/test_reference_parity.py::"  # 20 s: the same records, ours only (0.8.0's cached)
                         "test_findings_over_the_mutation_corpus_name_the_fields_the_reference_names")),
-    "quotes": Group(0.90, ("gate/grounders/quotes.py", "gate/grounders/align.py", "text/normalize.py",
-                           "text/tokens.py"),
-                    ("tests/gate/grounders", "tests/text"), slow=(_WHOLE_PAPER, _ROW_INDEX, _EVERY_ELEMENT)),
+    # quote location and diagnosis, in two groups: the matching (run against the grounder cache the
+    # unmutated reader built) and the text forms the reader builds (each mutant reads every paper again)
+    "quotes": Group(0.90, ("gate/grounders/quotes.py", "gate/grounders/align.py"), _QUOTE_TESTS,
+                    slow=(_WHOLE_PAPER, _ROW_INDEX, _EVERY_ELEMENT), shared_cache=True),
+    "text": Group(0.90, ("text/normalize.py", "text/tokens.py"), _QUOTE_TESTS,
+                  slow=(_WHOLE_PAPER, _ROW_INDEX, _EVERY_ELEMENT)),
     "identifiers": Group(0.90, ("gate/grounders/ontology.py", "gate/grounders/genes.py"),
                          ("tests/gate/grounders", "tests/gate/test_unchecked_identifiers.py"),
                          slow=(_WHOLE_PAPER, _ROW_INDEX)),
@@ -195,10 +208,11 @@ def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = 
     shutil.copytree(ROOT / "tests", mutants / "tests", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__"))
     rows: list[dict[str, object]] = []
+    shared = {"BIOEVIDENCE_TEST_CACHE": str(work / name / "grounder-cache")} if group.shared_cache else {}
     for mutant in ["", *survivors]:  # first no mutant: the tests must pass on the run's sources
         run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
                              cwd=mutants, capture_output=True, text=True,
-                             env={**os.environ, "PYTHONPATH": str(mutants / "src"), "MUTANT_UNDER_TEST": mutant})
+                             env={**os.environ, **shared, "PYTHONPATH": str(mutants / "src"), "MUTANT_UNDER_TEST": mutant})
         if not mutant:
             if run.returncode != 0:
                 raise SystemExit(f"the tests fail with no mutant switched on (exit {run.returncode}): "
@@ -228,6 +242,9 @@ def main() -> int:
     ap.add_argument("--recheck", nargs="+", metavar="TEST",
                     help="switch each survivor of the group's last run on alone, with today's tests, and run these "
                          "tests: which survivors they kill")
+    ap.add_argument("--module", action="append", default=[], metavar="MODULE",
+                    help="mutate only this module of the group (under src/bioevidence; repeatable); the "
+                         "group's tests stay")
     ap.add_argument("--match", default="", help="with --recheck: only survivors whose name holds this text")
     ap.add_argument("--named", action="store_true",
                     help="only the three hand-made mutations of issue 30 (stance always supports, stance "
@@ -269,13 +286,22 @@ def main() -> int:
     report: dict[str, dict[str, object]] = {}
     for name in args.groups or list(GROUPS):
         group = GROUPS[name]
+        if args.module:
+            stray = [m for m in args.module if m not in group.modules]
+            if stray:
+                print(f"{', '.join(stray)} is not a module of {name} ({', '.join(group.modules)})", file=sys.stderr)
+                return 3
+            group = replace(group, modules=tuple(args.module))
         where = args.work / name
         seconds = None
         if not args.reuse:
             where = prepare(name, group, args.work)
             t0 = time.perf_counter()
+            env = dict(os.environ)
+            if group.shared_cache:  # tests/gate/grounders/conftest.py reads it
+                env["BIOEVIDENCE_TEST_CACHE"] = str(where / "grounder-cache")
             run = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.children)],
-                                 cwd=where, capture_output=True, text=True)
+                                 cwd=where, capture_output=True, text=True, env=env)
             seconds = time.perf_counter() - t0
             (where / "mutmut-run.log").write_text(run.stdout + run.stderr, encoding="utf-8")
             if run.returncode != 0:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,12 @@ from lxml import etree
 
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # tools/mutation.py shares one cache between the runs of its mutants when the mutated code does not
+    # build what the cache holds (quote matching, not the JATS reader); every other run starts empty
+    shared = os.environ.get("BIOEVIDENCE_TEST_CACHE", "")
+    if shared:
+        Path(shared).mkdir(parents=True, exist_ok=True)
+        return Path(shared)
     return tmp_path_factory.mktemp("bioevidence-cache")
 
 

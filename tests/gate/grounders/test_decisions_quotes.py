@@ -1,0 +1,130 @@
+"""Decisions of quote location and diagnosis (issue 30, the quotes group), on real pinned papers.
+
+The whole-paper generator (test_whole_paper.py) covers every part of every paper, but one run costs
+77 s, more than a mutant can afford; these tests check the same decisions on every paragraph of a
+few CIViC papers, with every expected value read from the passage text here: a quote cut inside
+its first or last word is found in a passage that holds it, and the word it cuts is named whole, with
+the part it left out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bioevidence.gate.grounders.literature import LiteratureGrounder
+from bioevidence.gate.grounders.quotes import Closest, _reversal
+
+PMIDS = ("15696205", "22292935", "24586605", "18371219")
+OPENING, CLOSING = "([{\"'“‘", ")]}\"'”’.,;:!?"
+
+
+@pytest.fixture(scope="module")
+def papers(corpus_dir: Path, cache_dir: Path) -> list[Any]:
+    grounder = LiteratureGrounder.from_directory(corpus_dir, cache_root=cache_dir)
+    out = []
+    for pmid in PMIDS:
+        work = grounder.catalogue.get(f"pmid:{pmid}")
+        out.append(grounder.paper(work, grounder.metadata(work)))
+    return out
+
+
+def _word_spans(text: str) -> list[tuple[int, int]]:
+    """Whitespace-delimited words of a passage, as (start, end) offsets."""
+    return [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+
+
+def _cases(papers: list[Any], limit: int = 60) -> list[tuple[Any, Any, str, str, str, str]]:
+    """(paper, passage, quote, where, whole word, cut): quotes of 2 to 8 words of body and abstract
+    paragraphs, without brackets, cut 2 letters into their first or last word (an alphabetic word
+    of 6 letters or more, so the cut leaves a word of 4 letters or more)."""
+    out: list[tuple[Any, Any, str, str, str, str]] = []
+    for paper in papers:
+        taken = 0
+        for passage in paper.passages:
+            if passage.kind not in ("paragraph", "abstract") or taken >= limit:
+                continue
+            spans = _word_spans(passage.text)
+            for n in range(0, len(spans) - 8, 5):
+                size = 2 + n % 7  # 2 … 8 words
+                first, last = spans[n], spans[n + size - 1]
+                word_a = passage.text[first[0]:first[1]]
+                word_b = passage.text[last[0]:last[1]]
+                if re.search(r"[\[\](){}]", passage.text[first[0]:last[1]]):
+                    continue  # citation brackets and asides: test_whole_paper.py's cases cover them
+                if word_a.isalpha() and len(word_a) >= 6:
+                    quote = passage.text[first[0] + 2:last[1]].rstrip(CLOSING)
+                    out.append((paper, passage, quote, "starts", word_a, word_a[:2]))
+                    taken += 1
+                if word_b.isalpha() and len(word_b) >= 6:
+                    quote = passage.text[first[0]:last[1] - 2].lstrip(OPENING)
+                    out.append((paper, passage, quote, "ends", word_b, word_b[-2:]))
+                    taken += 1
+    return out
+
+
+def test_a_quote_cut_inside_its_first_or_last_word_names_the_word_whole(papers: list[Any]) -> None:
+    cases = _cases(papers)
+    assert len(cases) >= 150 and {c[3] for c in cases} == {"starts", "ends"}
+    assert {len(c[2].split()) for c in cases} >= {2, 3, 8}  # two-word quotes too
+    for paper, _passage, quote, where, word, cut in cases:
+        found = paper.inside_word(quote)
+        assert found is not None, (where, quote)
+        where_found, boundary = found
+        text = where_found.text
+        assert quote in text, quote  # a passage that holds the quote, byte for byte
+        assert (boundary.ok, boundary.where) == (False, where), quote
+        assert boundary.negation is False  # none of these cuts is a negating prefix of a real word
+        # the word the cut falls in, named whole, and the part the quote left out, as printed
+        at = [m.start() for m in re.finditer(re.escape(quote), text)]
+        if where == "starts":
+            assert any(text[i - len(boundary.cut):i] == boundary.cut and text[:i].split()[-1] + quote.split()[0]
+                       == boundary.word for i in at if i >= len(boundary.cut)), (quote, boundary)
+        else:
+            assert any(text[i + len(quote):].startswith(boundary.cut) and quote.split()[-1] + boundary.cut
+                       == boundary.word for i in at), (quote, boundary)
+        if where_found is _passage:
+            assert (boundary.word, boundary.cut) == (word, cut), quote
+
+
+def test_a_quote_of_one_word_or_of_whole_words_is_not_a_cut_word(papers: list[Any]) -> None:
+    paper = papers[0]
+    passage = next(p for p in paper.passages if p.kind == "paragraph" and len(p.text.split()) > 20)
+    words = passage.text.split()
+    long_word = next(w for w in words if w.isalpha() and len(w) >= 6)
+    assert paper.inside_word(long_word[2:]) is None  # one word: no sentence to anchor a cut on
+    assert paper.inside_word(long_word[:-2]) is None
+
+
+@pytest.mark.parametrize(("paper", "quote", "prefix"), [
+    ("the tumours were unresponsive to gefitinib", "the tumours were responsive to gefitinib", "un"),
+    ("this variant is non-pathogenic in carriers", "this variant is pathogenic in carriers", "non"),
+    ("the effect was insignificant (p = 0.4)", "the effect was significant (p = 0.4)", "in"),
+    ("the drug was Ineffective.", "the drug was effective.", "in"),
+    ("an unusual response was seen", "a usual response was seen", "un"),
+])
+def test_a_dropped_negating_prefix_is_named(paper: str, quote: str, prefix: str) -> None:
+    assert _reversal(paper, quote) == prefix
+
+
+@pytest.mark.parametrize(("paper", "quote"), [
+    ("the tumours were responsive to gefitinib", "the tumours were responsive to gefitinib"),
+    ("unresponsive and responsive tumours", "responsive tumours"),  # the quote's word is also in the paper
+    ("", "responsive"),
+])
+def test_no_reversal_when_the_paper_does_not_negate_the_quoted_word(paper: str, quote: str) -> None:
+    assert _reversal(paper, quote) == ""
+
+
+def test_the_closest_passage_is_described_with_each_difference(papers: list[Any]) -> None:
+    passage = papers[0].passages[0]
+    plain = Closest(passage, "some text", 0.9, ())
+    assert plain.describe() == f"the closest passage (#{passage.id}) says 'some text'"
+    diffs = (("unresponsive", "responsive"), ("12", "13"), ("a", "b"), ("c", "d"))
+    text = Closest(passage, "x", 0.8, diffs).describe()
+    assert text == ("the paper says 'unresponsive'; the quote says 'responsive' (dropping 'un' reverses the "
+                    "meaning); the paper says '12'; the quote says '13'; the paper says 'a'; the quote says 'b' "
+                    f"(closest passage #{passage.id})")
