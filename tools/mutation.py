@@ -212,7 +212,8 @@ def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = 
     for mutant in ["", *survivors]:  # first no mutant: the tests must pass on the run's sources
         run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
                              cwd=mutants, capture_output=True, text=True,
-                             env={**os.environ, **shared, "PYTHONPATH": str(mutants / "src"), "MUTANT_UNDER_TEST": mutant})
+                             env={**os.environ, **shared, "PYTHONPATH": str(mutants / "src"),
+                                  "MUTANT_UNDER_TEST": mutant})
         if not mutant:
             if run.returncode != 0:
                 raise SystemExit(f"the tests fail with no mutant switched on (exit {run.returncode}): "
