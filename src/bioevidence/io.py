@@ -352,6 +352,17 @@ def read_limited(path: Path | str, limit: int = MAX_BYTES, *, within: Path | Non
     return data
 
 
+def read_stdin(limit: int = MAX_BYTES) -> bytes:
+    """Standard input's bytes, at most ``limit`` (a :class:`LimitError` past it: read no further)."""
+    import sys
+
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise LimitError(f"standard input is over the {limit // (1024 * 1024)} MB limit; split it into files",
+                         file="<stdin>")
+    return data
+
+
 def iter_lines(path: Path | str, limit: int = MAX_BYTES, *, within: Path | None = None,
                progress: Callable[[int], None] | None = None, start: int = 0, stop: int | None = None,
                first_line: int = 1) -> Iterator[tuple[int, bytes | LimitError]]:

@@ -113,3 +113,31 @@ def test_without_weights_bad_lines_are_still_reported_then_one_line_names_the_fi
 def test_without_weights_the_python_api_raises_the_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match=r"docs/stance\.md"):
         bioevidence.stance(CLAIM, "It rained.")
+
+
+@pytest.mark.usefixtures("word_votes")
+def test_pairs_from_standard_input_are_labelled() -> None:
+    from click.testing import CliRunner
+
+    from bioevidence.cli import cli
+
+    line = json.dumps({"id": "s", "claim": CLAIM, "sentence": "Tumours responded."}) + "\n"
+    result = CliRunner().invoke(cli, ["stance", "-"], input=line)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["stance"] == fx.expected_label(CLAIM, "Tumours responded.")[0]
+
+
+def test_standard_input_over_the_limit_is_refused_before_more_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    from bioevidence.errors import LimitError
+    from bioevidence.io import read_stdin
+
+    stream = io.BytesIO(b"x" * 3000)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stream))
+    with pytest.raises(LimitError, match="standard input"):
+        read_stdin(limit=1024)
+    assert stream.tell() == 1025  # one byte past the limit, no more
+    stream.seek(0)
+    assert read_stdin(limit=3000) == b"x" * 3000

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..errors import InputError, escape_text, llm_json
-from ..io import decode_utf8, parse_json, read_limited
+from ..io import decode_utf8, parse_json, read_limited, read_stdin
 
 MAX_TEXT = 20_000  # characters of a claim or a sentence (the model reads its first 128 tokens)
 
@@ -72,14 +72,8 @@ def stance(pairs: Path, fmt: str, probabilities: bool) -> None:
     from ..meaning import load_model
     from . import emit_error
 
-    if str(pairs) == "-":
-        file = "<stdin>"
-        raw = sys.stdin.buffer.read(50 * 1024 * 1024 + 1)
-        if len(raw) > 50 * 1024 * 1024:
-            raise InputError("standard input is over the 50 MB limit; split the pairs", file=file)
-    else:
-        file = str(pairs)
-        raw = read_limited(pairs)
+    file = "<stdin>" if str(pairs) == "-" else str(pairs)
+    raw = read_stdin() if str(pairs) == "-" else read_limited(pairs)
     good, bad = _pairs(decode_utf8(raw, file=file), file)
     for exc in bad:
         emit_error(exc)
