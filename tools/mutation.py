@@ -77,9 +77,15 @@ GROUPS: dict[str, Group] = {
                     slow=(_WHOLE_PAPER, _ROW_INDEX, _EVERY_ELEMENT), shared_cache=True),
     "text": Group(0.90, ("text/normalize.py", "text/tokens.py"), _QUOTE_TESTS,
                   slow=(_WHOLE_PAPER, _ROW_INDEX, _EVERY_ELEMENT)),
+    # the grounder cache is shared: genes.py's index building (build_index, _lookups, load_genes) then
+    # runs only in mutmut's first pass, so its survivors are re-checked with --fresh-cache
     "identifiers": Group(0.90, ("gate/grounders/ontology.py", "gate/grounders/genes.py"),
-                         ("tests/gate/grounders", "tests/gate/test_unchecked_identifiers.py"),
-                         slow=(_WHOLE_PAPER, _ROW_INDEX)),
+                         ("tests/gate/grounders/test_ontology_genes.py",
+                          "tests/gate/grounders/test_crosscheck_bytes.py",
+                          "tests/gate/grounders/test_codes_reach_the_report.py",
+                          "tests/gate/grounders/test_end_to_end.py", "tests/gate/test_unchecked_identifiers.py",
+                          "tests/gate/test_builtin_grounded_profile.py"),
+                         shared_cache=True),
     "meaning": Group(0.80, ("meaning/labels.py", "librarian/direction.py"),
                      ("tests/meaning", "tests/librarian/test_relevance_and_direction.py"),
                      slow=("tests/librarian/test_relevance_and_direction.py::"
@@ -197,18 +203,21 @@ def named(work: Path) -> list[dict[str, object]]:
     return rows
 
 
-def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = "") -> list[dict[str, object]]:
+def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = "",
+            fresh: bool = False) -> list[dict[str, object]]:
     """Each survivor of the last run of ``name`` switched on alone (mutmut's trampoline reads
     ``MUTANT_UNDER_TEST``) in that run's ``mutants/`` tree, with the tests as they are now copied into it,
     then ``tests`` run (``-x``): killed when they fail. Shows which survivors the tests written since the run
-    kill, without a whole new run (the mutated sources are the run's; only the tests are new)."""
+    kill, without a whole new run (the mutated sources are the run's; only the tests are new). ``fresh``:
+    without the group's shared grounder cache (for code that builds what the cache holds)."""
     found = outcome(work / name, group).values()
     survivors = [m for module in found for m in module["survivors"] if match in m]  # type: ignore[attr-defined]
     mutants = work / name / "mutants"
     shutil.copytree(ROOT / "tests", mutants / "tests", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__"))
     rows: list[dict[str, object]] = []
-    shared = {"BIOEVIDENCE_TEST_CACHE": str(work / name / "grounder-cache")} if group.shared_cache else {}
+    shared = {"BIOEVIDENCE_TEST_CACHE": str(work / name / "grounder-cache")} if group.shared_cache and not fresh \
+        else {}
     for mutant in ["", *survivors]:  # first no mutant: the tests must pass on the run's sources
         run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
                              cwd=mutants, capture_output=True, text=True,
@@ -246,6 +255,8 @@ def main() -> int:
     ap.add_argument("--module", action="append", default=[], metavar="MODULE",
                     help="mutate only this module of the group (under src/bioevidence; repeatable); the "
                          "group's tests stay")
+    ap.add_argument("--fresh-cache", action="store_true",
+                    help="with --recheck: every test run builds its own grounder cache (for the code that builds it)")
     ap.add_argument("--match", default="", help="with --recheck: only survivors whose name holds this text")
     ap.add_argument("--named", action="store_true",
                     help="only the three hand-made mutations of issue 30 (stance always supports, stance "
@@ -270,7 +281,8 @@ def main() -> int:
         if len(args.groups) != 1:
             print("--recheck takes one group", file=sys.stderr)
             return 3
-        rows = recheck(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match)
+        rows = recheck(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
+                       args.fresh_cache)
         if args.json:
             print(json.dumps(rows, indent=1))
         else:
