@@ -128,3 +128,74 @@ def test_the_closest_passage_is_described_with_each_difference(papers: list[Any]
     assert text == ("the paper says 'unresponsive'; the quote says 'responsive' (dropping 'un' reverses the "
                     "meaning); the paper says '12'; the quote says '13'; the paper says 'a'; the quote says 'b' "
                     f"(closest passage #{passage.id})")
+
+
+# -- the cached form of a paper: what the cache gives back is the paper the reader read ----------------
+
+def _jats_files(shared_data: Path) -> list[Path]:
+    """Two articles of each JATS source in the shared data (PLOS, eLife, Europe PMC, PMC OA)."""
+    out = []
+    for folder in sorted(p for p in (shared_data / "jats").iterdir() if p.is_dir()):
+        out += sorted(p for p in folder.iterdir() if p.suffix in (".xml", ".nxml"))[:2]
+    return out
+
+
+def test_an_article_and_its_tokens_survive_the_cache_unchanged(shared_data: Path) -> None:
+    import marshal
+
+    from bioevidence.gate.grounders.quotes import article_from_plain, article_to_plain
+    from bioevidence.text.jats import parse_jats
+    from bioevidence.text.plain import plain_article
+    from bioevidence.text.tokens import tokenize
+
+    files = _jats_files(shared_data)
+    assert len(files) >= 8
+    articles = [parse_jats(path.read_bytes(), source=path.name) for path in files]
+    articles.append(plain_article("A first line.\n\nA second paragraph, after a blank line.", title="Plain"))
+    kinds = set()
+    for article in articles:
+        back, tokens = article_from_plain(marshal.loads(marshal.dumps(article_to_plain(article))))
+        assert back == article  # every field of every passage, the title, ids and markers
+        assert [t.to_plain() for t in tokens] == [tokenize(p.text, p.markers, p.breaks).to_plain()
+                                                  for p in article.passages]
+        kinds |= {(p.part, bool(p.markers), bool(p.breaks), bool(p.aliases), p.cited is not None, bool(p.scripts))
+                  for p in article.passages}
+    # the passages read cover every field the cached form carries, set and unset
+    assert {k[1] for k in kinds} == {True, False} and {k[2] for k in kinds} == {True, False}
+    assert {k[3] for k in kinds} == {True, False} and {k[5] for k in kinds} == {True, False}
+
+
+def test_a_paper_with_extra_passages_and_no_cached_tokens_reads_them_all(shared_data: Path) -> None:
+    from bioevidence.gate.grounders.quotes import PaperText, article_from_plain, article_to_plain
+    from bioevidence.text.jats import Passage, parse_jats
+
+    article = parse_jats(_jats_files(shared_data)[0].read_bytes())
+    extra = (Passage("pubmed-title", "title", "title", "title", "A PubMed title, not the article's.",
+                     "A PubMed title, not the article's.", "title"),)
+    cached = PaperText(article, extra, article_from_plain(article_to_plain(article))[1])
+    fresh = PaperText(article, extra)
+    assert cached.passages == fresh.passages == [*article.passages, *extra]
+    last = article.passages[-1].text.split()
+    for paper in (cached, fresh):
+        hit = paper.locate("A PubMed title, not the article's")
+        assert hit is not None and hit.passage is extra[0] and paper.index_of(extra[0]) == len(article.passages)
+        tail = paper.locate(" ".join(last[-4:]))
+        assert tail is not None and tail.passage.text == article.passages[-1].text
+        first = article.passages[0]
+        assert paper.passage(first.id) is first and paper.indexes(first.id) == [0]
+        assert paper.passage("no-such-id") is None and paper.indexes("no-such-id") == []
+        assert paper.passage("pubmed-title") is extra[0]
+
+
+def test_a_repeated_passage_id_names_its_first_passage(shared_data: Path) -> None:
+    from dataclasses import replace
+
+    from bioevidence.gate.grounders.quotes import PaperText
+    from bioevidence.text.jats import parse_jats
+
+    article = parse_jats(_jats_files(shared_data)[0].read_bytes())
+    one, two = article.passages[0], article.passages[1]
+    twin = replace(two, id=one.id)
+    paper = PaperText(replace(article, passages=(one, twin, *article.passages[2:])))
+    assert paper.passage(one.id) is one and paper.indexes(one.id) == [0]
+    assert paper.index_of(twin) == 1  # each passage object keeps its own place

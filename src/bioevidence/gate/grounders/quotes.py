@@ -30,7 +30,7 @@ from ...text.tokens import BREAK, MWORD, WORD, Tokens, tokenize
 from .align import CLOSING, NEGATING_PREFIXES, OPENING, Boundary, PassageTokens, align, boundaries, negates
 from .locators import anchors
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4  # 4: a passage's <sup>/<sub> spans are kept (3 dropped them)
 _TOKEN = re.compile(r"\S+")
 _WORD = re.compile(r"[0-9a-z]+")
 _QUOTES = ("\"'", "\u201c\u201d\u2018\u2019")
@@ -49,7 +49,7 @@ def article_to_plain(article: Article) -> dict[str, Any]:
     return {
         "title": article.title,
         "passages": tuple((p.id, p.kind, p.section, p.section_type, p.text, p.match, p.part, p.label,
-                           p.markers, p.breaks, p.aliases, p.cited) for p in article.passages),
+                           p.markers, p.breaks, p.aliases, p.cited, p.scripts) for p in article.passages),
         "tokens": tuple(tokenize(p.text, p.markers, p.breaks).to_plain() for p in article.passages),
         "ids": dict(article.ids),
         "markers": tuple(sorted(article.markers)),
@@ -58,7 +58,8 @@ def article_to_plain(article: Article) -> dict[str, Any]:
 
 def article_from_plain(raw: dict[str, Any]) -> tuple[Article, list[Tokens]]:
     passages = tuple(Passage(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], tuple((m[0], m[1]) for m in p[8]),
-                             tuple(p[9]), tuple(p[10]), (p[11][0], p[11][1]) if p[11] else None)
+                             tuple(p[9]), tuple(p[10]), (p[11][0], p[11][1]) if p[11] else None,
+                             tuple((a, b, kind) for a, b, kind in p[12]))
                      for p in raw["passages"])
     article = Article(raw["title"], passages, dict(raw["ids"]), frozenset(raw["markers"]))
     return article, [Tokens.from_plain(t) for t in raw["tokens"]]
