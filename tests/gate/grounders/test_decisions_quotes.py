@@ -9,6 +9,7 @@ the part it left out.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -199,3 +200,129 @@ def test_a_repeated_passage_id_names_its_first_passage(shared_data: Path) -> Non
     paper = PaperText(replace(article, passages=(one, twin, *article.passages[2:])))
     assert paper.passage(one.id) is one and paper.indexes(one.id) == [0]
     assert paper.index_of(twin) == 1  # each passage object keeps its own place
+
+
+# -- the closest passage of a misquote ---------------------------------------------------------------
+
+def _sentences(papers: list[Any], per_paper: int = 25) -> list[tuple[Any, Any, str]]:
+    """(paper, passage, sentence) for body and abstract sentences of 8 to 40 words, read from the
+    passages' matching text with the reader's sentence splitter."""
+    from bioevidence.text.normalize import sentence_spans
+
+    out = []
+    for paper in papers:
+        taken = 0
+        for passage in paper.passages:
+            if passage.kind not in ("paragraph", "abstract") or taken >= per_paper:
+                continue
+            for line in passage.match.split("\n"):
+                for a, b in sentence_spans(line):
+                    sentence = line[a:b]
+                    if 8 <= len(sentence.split()) <= 40 and taken < per_paper:
+                        out.append((paper, passage, sentence))
+                        taken += 1
+    return out
+
+
+def test_a_one_word_misquote_is_shown_beside_the_sentence_it_changed(papers: list[Any]) -> None:
+    cases = _sentences(papers)
+    assert len(cases) >= 80
+    for paper, _passage, sentence in cases:
+        words = sentence.split()
+        k = len(words) // 2
+        quote_words = [*words[:k], "Zyxwvut", *words[k + 1:]]  # a word no paper has
+        found = paper.closest(" ".join(quote_words))
+        assert found is not None, sentence
+        assert found.excerpt == " ".join(words) and sentence in found.passage.match, (found.excerpt, sentence)
+        assert found.ratio == pytest.approx((len(words) - 1) / len(words))
+        assert found.differences == ((" ".join(words[k - 1:k + 2]), " ".join(quote_words[k - 1:k + 2])),)
+
+
+def test_a_misquote_across_two_sentences_is_shown_with_both(papers: list[Any]) -> None:
+    from bioevidence.text.normalize import sentence_spans
+
+    checked = 0
+    for paper in papers:
+        for passage in paper.passages:
+            if passage.kind != "paragraph" or "\n" in passage.match:
+                continue
+            spans = sentence_spans(passage.match)
+            for (a1, b1), (a2, b2) in itertools.pairwise(spans):
+                first, second = passage.match[a1:b1], passage.match[a2:b2]
+                if not (6 <= len(first.split()) <= 25 and 6 <= len(second.split()) <= 25):
+                    continue
+                words = second.split()
+                quote = f"{first} {' '.join([*words[:2], 'Zyxwvut', *words[3:]])}"
+                found = paper.closest(quote)
+                assert found is not None and found.excerpt == f"{first} {second}", (found and found.excerpt, quote)
+                checked += 1
+                break
+    assert checked >= 10
+
+
+def test_nothing_to_compare_gives_no_closest_passage(papers: list[Any]) -> None:
+    from bioevidence.gate.grounders.quotes import PaperText
+    from bioevidence.text.jats import Article
+
+    assert papers[0].closest("") is None and papers[0].closest("   ") is None
+    assert papers[0].closest("—") is None  # no word to compare
+    assert PaperText(Article("", ())).closest("a quote with words") is None
+
+
+# -- a cut that drops a negating prefix, and words in brackets -----------------------------------------
+
+def test_a_quote_that_drops_a_negating_prefix_is_told_apart_from_one_that_cuts_a_word(papers: list[Any]) -> None:
+    """Every unhyphenated word of the papers that starts with a negating prefix: a quote starting
+    after the prefix reverses the meaning when the rest is itself a word of the paper, of 4 letters or
+    more, and the whole is not a known false friend; otherwise it only cuts the word."""
+    from bioevidence.gate.grounders.align import _NOT_NEGATIONS, NEGATING_PREFIXES
+
+    seen = {True: 0, False: 0}
+    for paper in papers:
+        words = {w.lower() for p in paper.passages for w in re.findall(r"[A-Za-z0-9]+", p.text)}
+        for passage in paper.passages:
+            if passage.kind not in ("paragraph", "abstract"):
+                continue
+            for m in re.finditer(r"(?<!\S)([A-Za-z]{6,}) [A-Za-z]+ [A-Za-z]+(?!\S)", passage.text):
+                word = m.group(1)
+                for prefix in NEGATING_PREFIXES:
+                    if not word.lower().startswith(prefix) or len(word) - len(prefix) < 3:
+                        continue
+                    stem = word[len(prefix):].lower()
+                    found = paper.inside_word(passage.text[m.start(1) + len(prefix):m.end()])
+                    assert found is not None, m.group(0)
+                    boundary = found[1]
+                    if boundary.word != word:
+                        continue  # another passage holds the same words after another word
+                    want = word.lower() not in _NOT_NEGATIONS and len(stem) >= 4 and stem in words
+                    assert (boundary.cut, boundary.negation) == (word[:len(prefix)], want), m.group(0)
+                    seen[want] += 1
+    assert seen[True] >= 3 and seen[False] >= 10, seen
+
+
+def test_a_cut_word_in_brackets_or_quotation_marks_is_named_without_them(papers: list[Any]) -> None:
+    checked = {"starts": 0, "ends": 0}
+    for paper in papers:
+        for passage in paper.passages:
+            if passage.kind not in ("paragraph", "abstract"):
+                continue
+            text = passage.text
+            for m in re.finditer(r"(?<!\S)([(\[\"'“‘]+)([A-Za-z]{6,}) (\w+ \w+)(?!\S)", text):
+                quote = text[m.start(2) + 2:m.end(3)]
+                found = paper.inside_word(quote)
+                assert found is not None, quote
+                boundary = found[1]
+                if quote in found[0].text and found[0] is passage:
+                    assert (boundary.where, boundary.word, boundary.cut) == ("starts", m.group(2), m.group(2)[:2])
+                    checked["starts"] += 1
+            for m in re.finditer(r"(?<!\S)(\w+ \w+) ([A-Za-z]{6,})([)\]\"'”’.,;:]+)(?!\S)", text):
+                quote = text[m.start(1):m.end(2) - 2]
+                if re.search(r"[\[\](){}]", quote):
+                    continue
+                found = paper.inside_word(quote)
+                assert found is not None, quote
+                boundary = found[1]
+                if found[0] is passage:
+                    assert (boundary.where, boundary.word, boundary.cut) == ("ends", m.group(2), m.group(2)[-2:])
+                    checked["ends"] += 1
+    assert checked["starts"] >= 3 and checked["ends"] >= 20, checked
