@@ -1,0 +1,187 @@
+"""Decisions of the gene grounder over the real HGNC release (issue 30, the identifiers group).
+
+Every expected value is read from the HGNC complete set here, with the csv module, by the rules of
+genes.py's module docstring (approved symbol → nothing; previous symbol, then alias → BEV023 naming
+the approved symbol(s), with a fix only when there is one; wrong case → BEV023; withdrawn symbol →
+BEV023 naming what it was merged into; anything else → BEV016), never from the grounder's output.
+Symbols of every kind are sampled across the whole release (a fixed stride, not picked examples).
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bioevidence.gate.grounders.genes import GeneGrounder, load_genes
+
+RELEASE = "hgnc_complete_set_2026-09-30.tsv.gz"
+PATH, USES = "$.statement.subject.label", ["research_summary"]
+
+
+OFFICIAL = ("hgnc_id", "symbol", "name", "status", "alias_symbol", "prev_symbol", "|")
+CUSTOM = ("HGNC ID", "Approved symbol", "Approved name", "Status", "Alias symbols", "Previous symbols", ",")
+
+
+def _read(path: Path, columns: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """(id, symbol, name, status, aliases, previous symbols) per row, lists joined by '|'."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    sep = columns[6]
+    return [tuple(r[c].strip().strip('"') for c in columns[:4])
+            + tuple("|".join(x.strip() for x in r[c].strip('"').split(sep) if x.strip()) for c in columns[4:6])
+            for r in rows if r[columns[0]].startswith("HGNC:")]
+
+
+class Truth:
+    """The release's tables, read in the test. Files are merged as docs/grounders.md says: an id
+    keeps its first approved entry; an id not yet approved takes the later file's entry."""
+
+    def __init__(self, *files: list[tuple[str, ...]]) -> None:
+        self.rows: dict[str, tuple[str, ...]] = {}
+        for rows in files:
+            for row in rows:
+                if row[0] not in self.rows or self.rows[row[0]][3] != "Approved":
+                    self.rows[row[0]] = row
+        self.approved = {r[1]: i for i, r in self.rows.items() if r[3] == "Approved"}
+        self.previous: dict[str, list[str]] = {}
+        self.alias: dict[str, list[str]] = {}
+        self.withdrawn: dict[str, list[str]] = {}
+        for i, r in self.rows.items():
+            if r[3] == "Approved":
+                for sym in filter(None, r[5].split("|")):
+                    self.previous.setdefault(sym, []).append(i)
+                for sym in filter(None, r[4].split("|")):
+                    self.alias.setdefault(sym, []).append(i)
+            else:
+                self.withdrawn.setdefault(r[1], []).append(i)
+        self.upper = {sym.upper(): sym for sym in self.approved}
+
+    def symbol(self, hgnc_id: str) -> str:
+        return self.rows[hgnc_id][1]
+
+
+@pytest.fixture(scope="module")
+def complete(shared_data: Path) -> list[tuple[str, ...]]:
+    return _read(shared_data / "references" / RELEASE, OFFICIAL)
+
+
+@pytest.fixture(scope="module")
+def truth(complete: list[tuple[str, ...]]) -> Truth:
+    return Truth(complete)
+
+
+@pytest.fixture(scope="module")
+def grounder(shared_data: Path, cache_dir: Path) -> GeneGrounder:
+    return GeneGrounder(load_genes([shared_data / "references" / RELEASE], cache_root=cache_dir))
+
+
+def _one(found: list[Any]) -> Any:
+    assert len(found) == 1, [f.message for f in found]
+    return found[0]
+
+
+def test_approved_symbols_pass(grounder: GeneGrounder, truth: Truth) -> None:
+    symbols = sorted(truth.approved)[::97]
+    assert len(symbols) > 300
+    for symbol in symbols:
+        assert grounder.check_symbol(symbol, PATH, USES) == [], symbol
+
+
+@pytest.mark.parametrize("kind", ["previous", "alias"])
+def test_a_previous_symbol_or_alias_names_the_approved_symbols(grounder: GeneGrounder, truth: Truth,
+                                                                 kind: str) -> None:
+    table = truth.previous if kind == "previous" else truth.alias
+    what = "a previous symbol" if kind == "previous" else "an alias"
+    chosen = [s for s in sorted(table) if s not in truth.approved and (kind == "previous" or s not in truth.previous)]
+    sample = chosen[::41] + [s for s in chosen if len(table[s]) > 1][:40]  # and symbols with several owners
+    assert len(sample) > 100 and any(len(table[s]) > 1 for s in sample)
+    for symbol in sample:
+        owners = table[symbol]
+        f = _one(grounder.check_symbol(symbol, PATH, USES))
+        named = ", ".join(f"{truth.symbol(i)} ({i})" for i in owners)
+        assert (f.rule_id, f.field_path, f.blocking_uses) == ("BEV023", PATH, USES)
+        assert f.message == f"'{symbol}' is {what} in HGNC@2026-09-30; the approved symbol is {named}"
+        if len(owners) == 1:
+            assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value) == ("replace", PATH, truth.symbol(owners[0]))
+            assert f"use the approved symbol {truth.symbol(owners[0])}" in str(f.fix.detail)
+        else:
+            assert f.fix is None  # several genes: a person chooses
+
+
+def test_a_symbol_in_the_wrong_case_names_the_approved_one(grounder: GeneGrounder, truth: Truth) -> None:
+    checked = 0
+    for symbol in sorted(truth.approved)[::53]:
+        wrong = symbol.lower() if symbol.lower() != symbol else symbol.upper()
+        if wrong == symbol or wrong in truth.approved or wrong in truth.previous or wrong in truth.alias:
+            continue
+        f = _one(grounder.check_symbol(wrong, PATH, USES))
+        assert f.rule_id == "BEV023" and f.message == (
+            f"'{wrong}' is not an approved symbol; the approved symbol is '{symbol}' ({truth.approved[symbol]}) "
+            "(gene symbols are case-sensitive)")
+        assert f.fix is not None and (f.fix.field_path, f.fix.value) == (PATH, symbol)
+        checked += 1
+    assert checked > 300
+
+
+def test_a_withdrawn_symbol_names_what_it_was_merged_into(shared_data: Path, cache_dir: Path,
+                                                          complete: list[tuple[str, ...]]) -> None:
+    """With the 2024 custom download beside the release (it lists withdrawn entries; the complete set
+    lists approved ones only), as docs/grounders.md shows."""
+    import re
+
+    custom = shared_data / "hgnc" / "hgnc_entries.tsv.gz"
+    truth = Truth(complete, _read(custom, CUSTOM))
+    grounder = GeneGrounder(load_genes([shared_data / "references" / RELEASE, custom], cache_root=cache_dir))
+    kinds = {"merged into one": 0, "merged into several or none": 0}
+    for symbol in sorted(truth.withdrawn):  # every withdrawn symbol of the two files
+        if symbol in truth.approved or symbol in truth.previous or symbol in truth.alias or \
+                symbol.upper() in truth.upper:
+            continue
+        gone = truth.withdrawn[symbol]
+        see = list(dict.fromkeys(s for i in gone for s in re.findall(r"HGNC:\d+", truth.rows[i][2])))
+        targets = [f"{truth.symbol(s)} ({s})" for s in see if s in truth.rows]
+        f = _one(grounder.check_symbol(symbol, PATH, USES))
+        tail = f"; it was merged into {', '.join(targets)}" if targets else ""
+        assert f.rule_id == "BEV023" and f.message == f"'{symbol}' is a withdrawn HGNC symbol ({', '.join(gone)}){tail}"
+        if len(see) == 1 and see[0] in truth.rows:
+            assert f.fix is not None and f.fix.value == truth.symbol(see[0])
+            kinds["merged into one"] += 1
+        else:
+            assert f.fix is None
+            kinds["merged into several or none"] += 1
+    assert min(kinds.values()) >= 20, kinds
+
+
+def test_an_unknown_symbol_is_bev016_with_the_closest_approved_symbols(grounder: GeneGrounder, truth: Truth) -> None:
+    known = set(truth.approved) | set(truth.previous) | set(truth.alias) | set(truth.withdrawn)
+    hinted = 0
+    for symbol in sorted(truth.approved)[::211]:
+        typo = symbol[:-1] + ("Q" if symbol[-1] != "Q" else "Z") + "X"
+        if typo in known or typo.upper() in truth.upper:
+            continue
+        f = _one(grounder.check_symbol(typo, PATH, USES))
+        close = difflib.get_close_matches(typo.upper(), list(truth.upper), n=3, cutoff=0.75)
+        hint = f"; closest approved symbols: {', '.join(truth.upper[c] for c in close)}" if close else ""
+        assert f.rule_id == "BEV016" and f.fix is None
+        assert f.message == f"'{typo}' is not an HGNC symbol in HGNC@2026-09-30{hint}"
+        hinted += bool(close)
+    assert hinted >= 10
+    assert _one(grounder.check_symbol("Zz9qx", PATH, USES)).message == "'Zz9qx' is not an HGNC symbol in HGNC@2026-09-30"
+
+
+def test_a_locator_gene_key_is_fixed_in_place(grounder: GeneGrounder, truth: Truth) -> None:
+    previous = next(s for s in sorted(truth.previous) if s not in truth.approved and s not in truth.alias
+                    and len(truth.previous[s]) == 1)
+    approved = truth.symbol(truth.previous[previous][0])
+    record = {"statement": {"subject": {"id": "MONDO:0005105", "label": "melanoma", "entity_type": "disease"},
+                            "predicate": "associated_with",
+                            "object": {"id": "HP:0000001", "label": "x", "entity_type": "phenotype"}},
+              "evidence_items": [{"id": "e", "locator": f"table=2; gene={previous}#t2"}]}
+    f = _one(grounder.ground(record).findings)
+    assert (f.rule_id, f.field_path) == ("BEV023", "$.evidence_items[0].locator")
+    assert f.fix is not None and f.fix.value == f"table=2; gene={approved}#t2"
