@@ -107,7 +107,8 @@ def test_a_previous_symbol_or_alias_names_the_approved_symbols(grounder: GeneGro
         assert (f.rule_id, f.field_path, f.blocking_uses) == ("BEV023", PATH, USES)
         assert f.message == f"'{symbol}' is {what} in HGNC@2026-09-30; the approved symbol is {named}"
         if len(owners) == 1:
-            assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value) == ("replace", PATH, truth.symbol(owners[0]))
+            assert f.fix is not None
+            assert (f.fix.action, f.fix.field_path, f.fix.value) == ("replace", PATH, truth.symbol(owners[0]))
             assert f"use the approved symbol {truth.symbol(owners[0])}" in str(f.fix.detail)
         else:
             assert f.fix is None  # several genes: a person chooses
@@ -171,7 +172,8 @@ def test_an_unknown_symbol_is_bev016_with_the_closest_approved_symbols(grounder:
         assert f.message == f"'{typo}' is not an HGNC symbol in HGNC@2026-09-30{hint}"
         hinted += bool(close)
     assert hinted >= 10
-    assert _one(grounder.check_symbol("Zz9qx", PATH, USES)).message == "'Zz9qx' is not an HGNC symbol in HGNC@2026-09-30"
+    unknown = _one(grounder.check_symbol("Zz9qx", PATH, USES))
+    assert unknown.message == "'Zz9qx' is not an HGNC symbol in HGNC@2026-09-30"
 
 
 def test_a_locator_gene_key_is_fixed_in_place(grounder: GeneGrounder, truth: Truth) -> None:
