@@ -326,3 +326,53 @@ def test_a_cut_word_in_brackets_or_quotation_marks_is_named_without_them(papers:
                     assert (boundary.where, boundary.word, boundary.cut) == ("ends", m.group(2), m.group(2)[-2:])
                     checked["ends"] += 1
     assert checked["starts"] >= 3 and checked["ends"] >= 20, checked
+
+
+# -- a quote that stops just before a negation or restriction ------------------------------------------
+
+_CUE_WORD = re.compile(r"(?<=[a-z]) (not|no|without|except|unless|only|never|failed|in (?:mice|vitro|xenografts))\b")
+
+
+def test_a_quote_stopping_before_a_cue_is_given_the_rest_of_its_sentence(papers: list[Any]) -> None:
+    """Every clause of the papers' paragraphs followed by a cue word: quoted up to the cue, the rest
+    of the sentence (to its full stop, semicolon, ! or ?) is named, and the quote extended to the end
+    of the sentence; quoted a word further, nothing is."""
+    from bioevidence.text.normalize import normalize
+
+    checked = 0
+    for paper in papers:
+        for passage in paper.passages:
+            if passage.kind not in ("paragraph", "abstract"):
+                continue
+            text = passage.text
+            for m in _CUE_WORD.finditer(text):
+                head_start = max(text.rfind(". ", 0, m.start()) + 2, 0)
+                quote = text[head_start:m.start()]
+                stop = re.compile(r"[.!?;](?=\s|$)").search(text, m.end())
+                if len(quote.split()) < 6 or stop is None or re.search(r"[\[\](){}:;]", text[head_start:stop.start()]):
+                    continue
+                hit = paper.locate(quote)
+                if hit is None or hit.passage is not passage or not hit.boundary.ok:
+                    continue  # the same words elsewhere first: another passage's sentence
+                got = paper.cut_before_cue(hit)
+                rest = " ".join(normalize(text[m.start() + 1:stop.start()]).split())
+                assert got == (rest, text[hit.start:stop.end()]), (quote, got)
+                longer = paper.locate(text[head_start:m.end()])
+                assert longer is not None and paper.cut_before_cue(longer) is None or m.group(1) == "in vitro"
+                checked += 1
+    assert checked >= 15, checked
+
+
+def test_a_quote_ending_its_sentence_or_clause_has_no_cue_after_it(papers: list[Any]) -> None:
+    checked = 0
+    for paper in papers:
+        for passage in paper.passages:
+            if passage.kind != "paragraph":
+                continue
+            for m in re.finditer(r"(?<=\. )([A-Z][^.;:()\[\]]{40,200}?)([.;])(?= [A-Z])", passage.text):
+                for quote in (m.group(1), m.group(1) + m.group(2)):
+                    hit = paper.locate(quote)
+                    if hit is not None and hit.passage is passage and hit.boundary.ok:
+                        assert paper.cut_before_cue(hit) is None, quote
+                        checked += 1
+    assert checked >= 40, checked
