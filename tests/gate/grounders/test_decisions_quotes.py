@@ -358,7 +358,7 @@ def test_a_quote_stopping_before_a_cue_is_given_the_rest_of_its_sentence(papers:
                 rest = " ".join(normalize(text[m.start() + 1:stop.start()]).split())
                 assert got == (rest, text[hit.start:stop.end()]), (quote, got)
                 longer = paper.locate(text[head_start:m.end()])
-                assert longer is not None and paper.cut_before_cue(longer) is None or m.group(1) == "in vitro"
+                assert (longer is not None and paper.cut_before_cue(longer) is None) or m.group(1) == "in vitro"
                 checked += 1
     assert checked >= 15, checked
 
