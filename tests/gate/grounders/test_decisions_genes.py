@@ -187,3 +187,93 @@ def test_a_locator_gene_key_is_fixed_in_place(grounder: GeneGrounder, truth: Tru
     f = _one(grounder.ground(record).findings)
     assert (f.rule_id, f.field_path) == ("BEV023", "$.evidence_items[0].locator")
     assert f.fix is not None and f.fix.value == f"table=2; gene={approved}#t2"
+
+
+# -- an entity's HGNC id and label ---------------------------------------------------------------------
+
+ENTITY = "$.statement.subject"
+
+
+def _entity(curie: str, label: str | None, kind: str = "gene") -> dict[str, Any]:
+    out: dict[str, Any] = {"id": curie, "entity_type": kind}
+    if label is not None:
+        out["label"] = label
+    return out
+
+
+def test_an_approved_id_with_its_symbol_or_name_passes(grounder: GeneGrounder, truth: Truth) -> None:
+    for symbol in sorted(truth.approved)[::151]:
+        hgnc_id = truth.approved[symbol]
+        assert grounder.check_entity(_entity(hgnc_id, symbol), ENTITY, USES) == []
+        assert grounder.check_entity(_entity(hgnc_id, truth.rows[hgnc_id][2]), ENTITY, USES) == []
+        assert grounder.check_entity(_entity(hgnc_id, None), ENTITY, USES) == []
+
+
+def test_an_id_labelled_with_another_gene_names_both(grounder: GeneGrounder, truth: Truth) -> None:
+    symbols = sorted(truth.approved)[::173]
+    for symbol, other in zip(symbols, symbols[1:] + symbols[:1], strict=True):
+        hgnc_id = truth.approved[symbol]
+        f = _one(grounder.check_entity(_entity(hgnc_id, other), ENTITY, USES))
+        assert (f.rule_id, f.field_path) == ("BEV017", f"{ENTITY}.label")
+        assert f.message == (f"'{other}' is not the approved symbol of {hgnc_id}, which is '{symbol}'; "
+                             f"'{other}' is {truth.approved[other]}")
+        assert f.fix is not None and (f.fix.field_path, f.fix.value) == (f"{ENTITY}.label", symbol)
+
+
+@pytest.mark.parametrize("kind", ["previous", "alias"])
+def test_an_id_labelled_with_its_own_old_name_says_it_is_the_same_gene(grounder: GeneGrounder, truth: Truth,
+                                                                      kind: str) -> None:
+    table, what = (truth.previous, "a previous symbol") if kind == "previous" else (truth.alias, "an alias")
+    checked = 0
+    for name in sorted(table)[::37]:
+        owners = table[name]
+        if name in truth.approved or len(owners) != 1 or (kind == "previous" and name in truth.alias) or \
+                (kind == "alias" and name in truth.previous) or name == truth.rows[owners[0]][2]:
+            continue
+        hgnc_id = owners[0]
+        f = _one(grounder.check_entity(_entity(hgnc_id, name), ENTITY, USES))
+        symbol = truth.symbol(hgnc_id)
+        assert f.rule_id == "BEV017" and f.message == (
+            f"'{name}' is not the approved symbol of {hgnc_id}, which is '{symbol}'; '{name}' is {what} of "
+            f"{symbol} (the same gene: use its approved symbol)")
+        checked += 1
+    assert checked >= 40
+
+
+def test_an_id_hgnc_does_not_have_is_bev016(grounder: GeneGrounder, truth: Truth) -> None:
+    f = _one(grounder.check_entity(_entity("HGNC:99999999", "BRAF"), ENTITY, USES))
+    assert (f.rule_id, f.field_path) == ("BEV016", f"{ENTITY}.id")
+    assert f.message == f"HGNC:99999999 does not exist in HGNC@2026-09-30; 'BRAF' is {truth.approved['BRAF']}"
+    assert f.fix is not None and f.fix.value == truth.approved["BRAF"]
+    g = _one(grounder.check_entity(_entity("HGNC:99999999", "not a gene symbol"), ENTITY, USES))
+    assert g.message == "HGNC:99999999 does not exist in HGNC@2026-09-30" and g.fix is None
+
+
+@pytest.mark.parametrize(("written", "how"), [
+    ("hgnc:{n}", "writes its prefix as 'hgnc'"), ("Hgnc:{n}", "writes its prefix as 'Hgnc'"),
+    ("HGNC_{n}", "is not a CURIE"), ("HGNC{n}", "is not a CURIE"), ("{n}", "is not a CURIE"),
+])
+def test_an_hgnc_id_written_another_way_names_the_gene_meant(grounder: GeneGrounder, truth: Truth, written: str,
+                                                            how: str) -> None:
+    for symbol in sorted(truth.approved)[::997]:
+        hgnc_id = truth.approved[symbol]
+        curie = written.format(n=hgnc_id.split(":")[1])
+        for label, whose in ((symbol, f"'{symbol}' is"), (None, "the gene meant is")):
+            f = _one(grounder.check_entity(_entity(curie, label), ENTITY, USES))
+            assert (f.rule_id, f.field_path) == ("BEV024", f"{ENTITY}.id")
+            assert f.message == f"{curie!r} {how}: HGNC ids are written HGNC:<number>; {whose} {hgnc_id} ({symbol})"
+            assert f.fix is not None and (f.fix.field_path, f.fix.value) == (f"{ENTITY}.id", hgnc_id)
+
+
+def test_a_gene_whose_id_is_its_symbol_or_another_namespace(grounder: GeneGrounder, truth: Truth) -> None:
+    braf = truth.approved["BRAF"]
+    f = _one(grounder.check_entity(_entity("BRAF", None), ENTITY, USES))
+    assert f.message == f"'BRAF' is not a CURIE: HGNC ids are written HGNC:<number>; the gene meant is {braf} (BRAF)"
+    g = _one(grounder.check_entity(_entity("not an id", None), ENTITY, USES))
+    assert g.message == "'not an id' is not a CURIE: HGNC ids are written HGNC:<number>" and g.fix is None
+    # another namespace is not the gene grounder's to judge; its label still is
+    assert grounder.check_entity(_entity("NCBIGene:673", "BRAF"), ENTITY, USES) == []
+    h = _one(grounder.check_entity(_entity("NCBIGene:673", "braf"), ENTITY, USES))
+    assert h.rule_id == "BEV023" and h.field_path == f"{ENTITY}.label"
+    # not a gene: its label is not read as a symbol
+    assert grounder.check_entity(_entity("MONDO:0005105", "melanoma", "disease"), ENTITY, USES) == []
