@@ -277,3 +277,32 @@ def test_a_gene_whose_id_is_its_symbol_or_another_namespace(grounder: GeneGround
     assert h.rule_id == "BEV023" and h.field_path == f"{ENTITY}.label"
     # not a gene: its label is not read as a symbol
     assert grounder.check_entity(_entity("MONDO:0005105", "melanoma", "disease"), ENTITY, USES) == []
+
+
+def test_a_withdrawn_id_names_what_it_became(shared_data: Path, cache_dir: Path,
+                                             complete: list[tuple[str, ...]]) -> None:
+    """Every withdrawn id of the 2024 custom download, beside the release: BEV023 with its status, what
+    it was merged into, and the gene its symbol names now when the symbol was reused."""
+    import re
+
+    custom = shared_data / "hgnc" / "hgnc_entries.tsv.gz"
+    truth = Truth(complete, _read(custom, CUSTOM))
+    grounder = GeneGrounder(load_genes([shared_data / "references" / RELEASE, custom], cache_root=cache_dir))
+    seen = {"merged": 0, "reused": 0, "neither": 0}
+    for hgnc_id, (_i, symbol, name, status, _a, _p) in sorted(truth.rows.items()):
+        if status == "Approved":
+            continue
+        f = _one(grounder.check_entity(_entity(hgnc_id, None), ENTITY, USES))
+        see = [s for s in re.findall(r"HGNC:\d+", name) if s in truth.rows] if "withdrawn" in status.lower() else []
+        now = truth.approved.get(symbol)
+        parts = [f"{hgnc_id} ({symbol}) is {status.lower()} in HGNC@2026-09-30"]
+        if see:
+            parts.append(f"it was merged into {', '.join(f'{s} ({truth.symbol(s)})' for s in see)}")
+        if now:
+            parts.append(f"the symbol {symbol} now names another gene, {now} ({truth.rows[now][2]})")
+        assert (f.rule_id, f.field_path, f.message) == ("BEV023", f"{ENTITY}.id", "; ".join(parts))
+        assert (f.fix.value if f.fix else None) == (see[0] if len(see) == 1 else None)
+        seen["merged"] += bool(see)
+        seen["reused"] += bool(now)
+        seen["neither"] += not see and not now
+    assert seen["merged"] > 1000 and seen["neither"] > 1000 and seen["reused"] >= 10, seen
