@@ -234,6 +234,67 @@ def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = 
     return rows
 
 
+def _blocks(shown: str) -> tuple[str, str] | None:
+    """The function text before and after a mutant, from ``mutmut show``'s one-hunk diff."""
+    lines = [line for line in shown.splitlines() if line[:1] in (" ", "-", "+") and not line.startswith(("---", "+++"))]
+    if not lines:
+        return None
+    old = "\n".join(line[1:] for line in lines if line[0] in " -")
+    new = "\n".join(line[1:] for line in lines if line[0] in " +")
+    return old, new
+
+
+def _indent(block: str, pad: str) -> str:
+    return "\n".join(pad + line if line else line for line in block.split("\n"))
+
+
+def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match: str = "",
+                    keyword: str = "") -> list[dict[str, object]]:
+    """Each survivor of the last run of ``name`` written into a copy of today's tree as plain code (its
+    diff applied to the function, no trampoline: mutmut's trampolines slow hot loops tens of times),
+    then ``tests`` run (``-x``, ``-k keyword``): killed when they fail; "not applicable" when the function
+    changed since the run. The grounder cache is shared when the group allows it."""
+    found = outcome(work / name, group).values()
+    survivors = [m for module in found for m in module["survivors"] if match in m]  # type: ignore[attr-defined]
+    tree = copy_tree(work / f"{name}-applied")
+    shared = {"BIOEVIDENCE_TEST_CACHE": str(work / f"{name}-applied-cache")} if group.shared_cache else {}
+    selection = ["-k", keyword] if keyword else []
+    rows: list[dict[str, object]] = []
+    for mutant in ["", *survivors]:  # first no mutant: the tests must pass on today's sources
+        target, original = None, ""
+        if mutant:
+            module = mutant.split(".x")[0].replace(".", "/").removeprefix("bioevidence/")
+            target = tree / PKG / f"{module}.py"
+            original = target.read_text(encoding="utf-8")
+            change = _blocks(diff(work / name, mutant))
+            # mutmut shows a method dedented to the top level: find it at its own indent in the file
+            placed = [(o, n) for o, n in ((_indent(change[0], pad), _indent(change[1], pad))
+                                          for pad in ("", "    ", "        ")) if original.count(o) == 1] \
+                if change is not None else []
+            if not placed:
+                rows.append({"mutant": mutant, "killed": False, "exit": "not applicable", "by": []})
+                continue
+            target.write_text(original.replace(*placed[0]), encoding="utf-8")
+        try:
+            run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "0",
+                                  *selection, *tests], cwd=tree, capture_output=True, text=True, timeout=600,
+                                 env={**os.environ, **shared, "PYTHONPATH": str(tree / "src")})
+            code: int | str = run.returncode
+            out = run.stdout
+        except subprocess.TimeoutExpired:
+            code, out = "timeout", ""
+        finally:
+            if target is not None:
+                target.write_text(original, encoding="utf-8")
+        if not mutant:
+            if code != 0:
+                raise SystemExit(f"the tests fail with no mutant (exit {code}): {out[-1500:]}")
+            continue
+        rows.append({"mutant": mutant, "killed": code in (1, "timeout"), "exit": code,
+                     "by": [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]})
+    return rows
+
+
 def diff(where: Path, mutant: str) -> str:
     shown = subprocess.run([sys.executable, "-m", "mutmut", "show", mutant], cwd=where, capture_output=True,
                            text=True)
@@ -256,6 +317,10 @@ def main() -> int:
     ap.add_argument("--module", action="append", default=[], metavar="MODULE",
                     help="mutate only this module of the group (under src/bioevidence; repeatable); the "
                          "group's tests stay")
+    ap.add_argument("--applied", action="store_true",
+                    help="with --recheck: write each survivor into a copy of today's tree as plain code (much "
+                         "faster than mutmut's trampolines on hot loops)")
+    ap.add_argument("--keyword", default="", help="with --recheck --applied: pytest -k")
     ap.add_argument("--fresh-cache", action="store_true",
                     help="with --recheck: every test run builds its own grounder cache (for the code that builds it)")
     ap.add_argument("--match", default="", help="with --recheck: only survivors whose name holds this text")
@@ -282,8 +347,12 @@ def main() -> int:
         if len(args.groups) != 1:
             print("--recheck takes one group", file=sys.stderr)
             return 3
-        rows = recheck(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
-                       args.fresh_cache)
+        if args.applied:
+            rows = recheck_applied(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
+                                   args.keyword)
+        else:
+            rows = recheck(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
+                           args.fresh_cache)
         if args.json:
             print(json.dumps(rows, indent=1))
         else:

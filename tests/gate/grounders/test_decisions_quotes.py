@@ -376,3 +376,42 @@ def test_a_quote_ending_its_sentence_or_clause_has_no_cue_after_it(papers: list[
                         assert paper.cut_before_cue(hit) is None, quote
                         checked += 1
     assert checked >= 40, checked
+
+
+@pytest.mark.parametrize(("text", "quote", "want"), [
+    # the rest stops at the sentence's end: a full stop, a semicolon, ! or ? followed by a space or the end
+    ("The drug reduced growth in the first cohort, not in the second; it failed in mice.",
+     "The drug reduced growth in the first cohort", (", not in the second",
+                                                    "The drug reduced growth in the first cohort, not in the second;")),
+    ("Did the drug reduce growth in the first cohort, not in the second? It failed in mice.",
+     "Did the drug reduce growth in the first cohort", (", not in the second",
+                                                        "Did the drug reduce growth in the first cohort, not in the "
+                                                        "second?")),
+    ("The drug reduced growth in the first cohort, but not in the second! It failed in mice.",
+     "The drug reduced growth in the first cohort", (", but not in the second",
+                                                     "The drug reduced growth in the first cohort, but not in the "
+                                                     "second!")),
+    ("The drug reduced growth in the first cohort only in mice",
+     "The drug reduced growth in the first cohort", ("only in mice", "The drug reduced growth in the first cohort "
+                                                                     "only in mice")),
+    # a quote that ends its own clause or sentence stops nowhere suspicious
+    ("The drug reduced growth in the first cohort; not in the second.",
+     "The drug reduced growth in the first cohort;", None),
+    ("Did the drug reduce growth in the first cohort? Not in mice.",
+     "Did the drug reduce growth in the first cohort?", None),
+    ("The drug reduced growth in the first cohort! Not in mice.",
+     "The drug reduced growth in the first cohort!", None),
+    ("The drug reduced growth in the first cohort: not in mice.",
+     "The drug reduced growth in the first cohort", None),
+    ("The drug reduced growth in the first cohort and in the second.",
+     "The drug reduced growth in the first cohort", None),
+])
+def test_the_rest_of_the_sentence_after_a_quote_is_read_to_its_end(text: str, quote: str,
+                                                                   want: tuple[str, str] | None) -> None:
+    from bioevidence.gate.grounders.quotes import PaperText
+    from bioevidence.text.plain import plain_article
+
+    paper = PaperText(plain_article(text, title="A title"))
+    hit = paper.locate(quote)
+    assert hit is not None and hit.boundary.ok
+    assert paper.cut_before_cue(hit) == want
