@@ -415,3 +415,38 @@ def test_the_rest_of_the_sentence_after_a_quote_is_read_to_its_end(text: str, qu
     hit = paper.locate(quote)
     assert hit is not None and hit.boundary.ok
     assert paper.cut_before_cue(hit) == want
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_a_misquoted_first_or_last_word_is_shown_within_the_sentence(papers: list[Any], where: str) -> None:
+    for paper, _passage, sentence in _sentences(papers, per_paper=10):
+        words = sentence.split()
+        k = 0 if where == "first" else len(words) - 1
+        quote_words = [*words[:k], "Zyxwvut", *words[k + 1:]]
+        found = paper.closest(" ".join(quote_words))
+        assert found is not None and found.excerpt == " ".join(words), (found and found.excerpt, sentence)
+        near = slice(0, 2) if where == "first" else slice(len(words) - 2, len(words))
+        assert found.differences == ((" ".join(words[near]), " ".join(quote_words[near])),)
+
+
+def test_punctuation_around_a_word_is_no_difference(papers: list[Any]) -> None:
+    checked = 0
+    for paper, _passage, sentence in _sentences(papers):
+        words = sentence.split()
+        if not any(w.endswith((",", ";", ":")) for w in words[:-1]) or re.search(r"[\[\](){}]", sentence):
+            continue
+        k = len(words) // 2
+        bare = [w.rstrip(",;:") for w in words]  # the quote drops the paper's commas and semicolons
+        quote_words = [*bare[:k], "Zyxwvut", *bare[k + 1:]]
+        found = paper.closest(" ".join(quote_words))
+        assert found is not None and len(found.differences) == 1, (sentence, found and found.differences)
+        assert found.ratio == pytest.approx((len(words) - 1) / len(words))
+        checked += 1
+    assert checked >= 20
+
+
+def test_a_quote_sharing_no_word_with_the_paper_gets_a_passage_and_no_differences(papers: list[Any]) -> None:
+    found = papers[0].closest("Zyxwvut qwertyuiop asdfghjkl")
+    assert found is not None and found.ratio == 0.0 and found.differences == ()
+    assert found.excerpt and found.excerpt in " ".join(found.passage.match.split())
+    assert found.describe() == f"the closest passage (#{found.passage.id}) says '{found.excerpt}'"
