@@ -450,3 +450,26 @@ def test_a_quote_sharing_no_word_with_the_paper_gets_a_passage_and_no_difference
     assert found is not None and found.ratio == 0.0 and found.differences == ()
     assert found.excerpt and found.excerpt in " ".join(found.passage.match.split())
     assert found.describe() == f"the closest passage (#{found.passage.id}) says '{found.excerpt}'"
+
+
+def test_a_cut_first_word_capitalised_or_followed_by_a_comma_is_still_named(papers: list[Any]) -> None:
+    """Pipelines capitalise a quote's first letter, and a cut word may carry the comma after it."""
+    seen = {"capitalised": 0, "comma": 0}
+    for paper in papers:
+        for passage in paper.passages:
+            if passage.kind not in ("paragraph", "abstract"):
+                continue
+            text = passage.text
+            for m in re.finditer(r"(?<!\S)([a-z]{6,})(,?) ([a-z]+ [a-z]+ [a-z]+)(?!\S)", text):
+                word, comma = m.group(1), m.group(2)
+                quote = text[m.start(1) + 2:m.end()]
+                kind = "comma" if comma else "capitalised"
+                if not comma:
+                    quote = quote[0].upper() + quote[1:]
+                found = paper.inside_word(quote)
+                assert found is not None, quote
+                boundary = found[1]
+                if found[0] is passage and boundary.word == word:
+                    assert (boundary.where, boundary.cut, boundary.ok) == ("starts", word[:2], False), quote
+                    seen[kind] += 1
+    assert min(seen.values()) >= 20, seen
