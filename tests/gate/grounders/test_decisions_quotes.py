@@ -186,6 +186,14 @@ def test_a_paper_with_extra_passages_and_no_cached_tokens_reads_them_all(shared_
         assert paper.passage(first.id) is first and paper.indexes(first.id) == [0]
         assert paper.passage("no-such-id") is None and paper.indexes("no-such-id") == []
         assert paper.passage("pubmed-title") is extra[0]
+    # a passage broken into lines (a list, a table row) reads the same with its tokens cached or not
+    broken = [p for p in article.passages if p.breaks and len(p.text) > p.breaks[0] + 20 and p.breaks[0] > 20]
+    assert broken
+    for passage in broken[:20]:
+        cut = passage.breaks[0]
+        quote = passage.text[max(0, cut - 20):cut + 20]
+        a, b = cached.locate(quote), fresh.locate(quote)
+        assert (a and (a.passage.id, a.start, a.end, a.boundary)) == (b and (b.passage.id, b.start, b.end, b.boundary))
 
 
 def test_a_repeated_passage_id_names_its_first_passage(shared_data: Path) -> None:
