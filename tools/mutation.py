@@ -249,7 +249,7 @@ def _indent(block: str, pad: str) -> str:
 
 
 def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match: str = "",
-                    keyword: str = "") -> list[dict[str, object]]:
+                    keyword: str = "", fresh: bool = False) -> list[dict[str, object]]:
     """Each survivor of the last run of ``name`` written into a copy of today's tree as plain code (its
     diff applied to the function, no trampoline: mutmut's trampolines slow hot loops tens of times),
     then ``tests`` run (``-x``, ``-k keyword``): killed when they fail; "not applicable" when the function
@@ -257,7 +257,8 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
     found = outcome(work / name, group).values()
     survivors = [m for module in found for m in module["survivors"] if match in m]  # type: ignore[attr-defined]
     tree = copy_tree(work / f"{name}-applied")
-    shared = {"BIOEVIDENCE_TEST_CACHE": str(work / f"{name}-applied-cache")} if group.shared_cache else {}
+    shared = {"BIOEVIDENCE_TEST_CACHE": str(work / f"{name}-applied-cache")} \
+        if group.shared_cache and not fresh else {}
     selection = ["-k", keyword] if keyword else []
     rows: list[dict[str, object]] = []
     for mutant in ["", *survivors]:  # first no mutant: the tests must pass on today's sources
@@ -349,7 +350,7 @@ def main() -> int:
             return 3
         if args.applied:
             rows = recheck_applied(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
-                                   args.keyword)
+                                   args.keyword, args.fresh_cache)
         else:
             rows = recheck(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
                            args.fresh_cache)
