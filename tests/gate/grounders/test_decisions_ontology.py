@@ -53,3 +53,49 @@ def test_another_release_is_named_beside_the_pinned_one(two: OntologyGrounder, p
             assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value) == (
                 "replace", "$.statement.scope[1]", f"{prefix}:v{PINNED[prefix]}")
             assert f.fix.detail == f"the pinned release is {PINNED[prefix]}"
+
+
+# -- a term id written another way ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def cl_names(shared_data: Path) -> dict[str, str]:
+    """CL id → name, read from the release file in the test (every `[Term]` with its `name:`)."""
+    import gzip
+    import re
+
+    text = gzip.decompress((shared_data / "references" / "cl_2026-06-08.obo.gz").read_bytes()).decode()
+    return dict(re.findall(r"\[Term\]\nid: (CL:\d{7})\nname: ([^\n]+)", text))
+
+
+@pytest.mark.parametrize(("written", "how"), [
+    ("cl:{n}", "writes its prefix as 'cl'"), ("Cl:{n}", "writes its prefix as 'Cl'"),
+    ("CL_{n}", "is not a CURIE"), ("CL{n}", "is not a CURIE"), ("{n}", "is not a CURIE"),
+])
+def test_a_cell_type_id_written_another_way_names_the_term_meant(two: OntologyGrounder, cl_names: dict[str, str],
+                                                                written: str, how: str) -> None:
+    path, uses = "$.statement.object", ["reference_annotation"]
+    for term in ("CL:0000236", "CL:0000084", "CL:0000540", "CL:0000057"):
+        curie = written.format(n=term.split(":")[1])
+        for label, whose in ((cl_names[term], f"'{cl_names[term]}' is"), (None, "the id meant is")):
+            (f,) = two.check_term(curie, label, "cell_type", path, uses)
+            assert (f.rule_id, f.field_path, f.blocking_uses) == ("BEV024", f"{path}.id", uses)
+            assert f.message == (f"{curie!r} {how}: cell_type ids are written CL:<local id> (terms under "
+                                 f"CL:0000000); {whose} {term} ({cl_names[term]})")
+            assert f.fix is not None and (f.fix.field_path, f.fix.value, f.fix.detail) == (
+                f"{path}.id", term, f"use {term}")
+
+
+def test_a_label_in_place_of_an_id_names_its_term(two: OntologyGrounder, cl_names: dict[str, str]) -> None:
+    (f,) = two.check_term("B cell", "B cell", "cell_type", "$.x", ["u"])
+    assert f.message == ("'B cell' is not a CURIE: cell_type ids are written CL:<local id> (terms under "
+                         "CL:0000000); 'B cell' is CL:0000236 (B cell)")
+    (g,) = two.check_term("some cells", None, "cell_type", "$.x", ["u"])  # reads as no CL id: nothing meant
+    assert g.rule_id == "BEV024" and g.fix is None and g.message == (
+        "'some cells' is not a CURIE: cell_type ids are written CL:<local id> (terms under CL:0000000)")
+
+
+def test_a_loaded_prefix_in_another_case_is_named_anywhere(two: OntologyGrounder) -> None:
+    (f,) = two.check_term("so:0000704", None, None, "$.x", ["u"])
+    assert f.rule_id == "BEV024" and f.message == (
+        "'so:0000704' writes its prefix as 'so': ids are written SO:<local id>; the id meant is SO:0000704 (gene)")
+    assert two.check_term("NCBITaxon:9606", None, None, "$.x", ["u"]) == []  # not a loaded prefix
