@@ -53,6 +53,7 @@ _EVERY_ELEMENT = "tests/text/test_jats_every_element.py"  # 6 s: every element o
 
 # the tests about quotes (the other grounders' files run 1-6 s of fixtures each and check no quote)
 _QUOTE_TESTS = ("tests/text", "tests/gate/grounders/test_decisions_quotes.py",
+                "tests/gate/grounders/test_decisions_align.py",
                 "tests/gate/grounders/test_literature_grounder.py", "tests/gate/grounders/test_misattributed.py",
                 "tests/gate/grounders/test_human_formats.py", "tests/gate/grounders/test_lists_in_paragraphs.py",
                 "tests/gate/grounders/test_crosscheck_bytes.py", "tests/gate/grounders/test_no_way_around.py",
