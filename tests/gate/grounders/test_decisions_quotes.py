@@ -481,3 +481,36 @@ def test_a_cut_first_word_capitalised_or_followed_by_a_comma_is_still_named(pape
                     assert (boundary.where, boundary.cut, boundary.ok) == ("starts", word[:2], False), quote
                     seen[kind] += 1
     assert min(seen.values()) >= 20, seen
+
+
+# -- a quote that starts with a word carrying its superscript citation ---------------------------------
+
+def test_a_quote_starting_with_a_word_and_its_glued_citation_is_found(corpus_dir: Path, cache_dir: Path) -> None:
+    """Every citation marker printed glued to the end of a word (``algorithm53,``) in every CIViC paper
+    with full text: a quote that starts with that word as printed, citation digits included, is the
+    paper's text (it was refused before: its first word is no word of the paper), and with the number
+    changed it is not."""
+    grounder = LiteratureGrounder.from_directory(corpus_dir, cache_root=cache_dir)
+    found = refused = 0
+    for work in grounder.catalogue:
+        if not work.fulltext_sha256 or found >= 150:
+            continue
+        paper = grounder.paper(work, grounder.metadata(work))
+        for passage in paper.passages:
+            text = passage.text
+            for a, b in passage.markers:
+                m = re.search(r"(?<!\S)([A-Za-z][A-Za-z-]*[A-Za-z])$", text[:a])
+                if m is None or not text[a:b].isdigit():
+                    continue
+                tail = re.match(r"[^\s\[\](){}]*(?: [A-Za-z][\w-]*){5}(?=[,;:.]?(?:\s|$))", text[b:])
+                if tail is None:
+                    continue
+                quote = text[m.start(1):b + tail.end()]
+                hit = paper.locate(quote)
+                assert hit is not None and hit.boundary.ok and hit.text == quote, quote
+                found += 1
+                wrong = quote.replace(text[a:b], str(int(text[a:b]) + 1), 1)
+                other = paper.locate(wrong)
+                assert other is None or other.text != wrong, wrong
+                refused += other is None
+    assert found >= 50 and refused >= found // 2, (found, refused)

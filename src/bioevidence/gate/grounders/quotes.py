@@ -32,6 +32,7 @@ from .locators import anchors
 
 FORMAT_VERSION = 4  # 4: a passage's <sup>/<sub> spans are kept (3 dropped them)
 _TOKEN = re.compile(r"\S+")
+_GLUED_NUMBER = re.compile(r"([^\W\d_][\w-]*?[^\W\d_])\d+")  # a word with citation digits glued to its end
 _WORD = re.compile(r"[0-9a-z]+")
 _QUOTES = ("\"'", "\u201c\u201d\u2018\u2019")
 #: What a quote must not stop just before: negations and restrictions of the claim.
@@ -232,6 +233,9 @@ class PaperText:
         if len(q.words) > 2 and q.words[1] == "-" and q.space[2] == "1" and q.kinds[0] == WORD:
             joined = first + q.words[2]
             keys += [joined, joined[0].swapcase() + joined[1:]]
+        glued = _GLUED_NUMBER.fullmatch(first)
+        if glued is not None:  # "algorithm53, …": the paper's word, then its superscript citation
+            keys += [glued.group(1), glued.group(1)[0].swapcase() + glued.group(1)[1:]]
         keys = list(dict.fromkeys(keys))
         rank = self._ranks()
         target = sorted(set(within), key=lambda i: rank.get(i, len(rank)))
