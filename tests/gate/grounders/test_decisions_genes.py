@@ -306,3 +306,33 @@ def test_a_withdrawn_id_names_what_it_became(shared_data: Path, cache_dir: Path,
         seen["reused"] += bool(now)
         seen["neither"] += not see and not now
     assert seen["merged"] > 1000 and seen["neither"] > 1000 and seen["reused"] >= 10, seen
+
+
+def test_every_kind_of_old_symbol_in_a_locator_is_fixed_in_place(shared_data: Path, cache_dir: Path,
+                                                                  complete: list[tuple[str, ...]]) -> None:
+    """A previous symbol, an alias, a wrong case and a withdrawn symbol merged into one gene, each as a
+    locator's ``gene=`` key: BEV023 at the locator, and the fix rewrites that key only."""
+    import re
+
+    custom = shared_data / "hgnc" / "hgnc_entries.tsv.gz"
+    truth = Truth(complete, _read(custom, CUSTOM))
+    grounder = GeneGrounder(load_genes([shared_data / "references" / RELEASE, custom], cache_root=cache_dir))
+    taken = set(truth.approved) | set(truth.previous) | set(truth.alias)
+    previous = next(s for s in sorted(truth.previous) if s not in truth.approved and len(truth.previous[s]) == 1)
+    alias = next(s for s in sorted(truth.alias) if s not in truth.approved and s not in truth.previous
+                 and len(truth.alias[s]) == 1)
+    case = next(s.lower() for s in sorted(truth.approved) if s.lower() not in taken and s.lower() != s)
+    withdrawn = next(s for s in sorted(truth.withdrawn) if s not in taken and s.upper() not in truth.upper
+                     and len(set(re.findall(r"HGNC:\d+", " ".join(truth.rows[i][2] for i in truth.withdrawn[s])))) == 1)
+    merged = re.findall(r"HGNC:\d+", truth.rows[truth.withdrawn[withdrawn][0]][2])[0]
+    for old, new in ((previous, truth.symbol(truth.previous[previous][0])),
+                     (alias, truth.symbol(truth.alias[alias][0])), (case, truth.upper[case.upper()]),
+                     (withdrawn, truth.symbol(merged))):
+        record = {"statement": {"subject": {"id": "MONDO:0005105", "label": "melanoma", "entity_type": "disease"},
+                                "predicate": "associated_with",
+                                "object": {"id": "HP:0000001", "label": "x", "entity_type": "phenotype"}},
+                  "evidence_items": [{"id": "e", "locator": f"table=2; gene={old}"}]}
+        f = _one(grounder.ground(record).findings)
+        assert (f.rule_id, f.field_path) == ("BEV023", "$.evidence_items[0].locator"), old
+        assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value) == (
+            "replace", "$.evidence_items[0].locator", f"table=2; gene={new}"), old
