@@ -46,7 +46,7 @@ from loopback import LoopbackServer
 from model_server import ChatReplayServer
 from sources.replay import serve_civic_ncbi, serve_pubmed_efetch
 
-pytestmark = pytest.mark.heavy(seconds=180)  # started first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy(seconds=60)  # started first under xdist (tests/conftest.py)
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 IDS = [str(d.relative_to(REPO)) for d in DOCS]

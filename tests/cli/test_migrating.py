@@ -19,6 +19,8 @@ from click.testing import CliRunner
 
 from bioevidence.cli import cli
 
+pytestmark = pytest.mark.heavy(seconds=45)  # started first under xdist (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 RECORD = REPO / "examples" / "records" / "01_admitted_curated_claim.json"
 LINKML = REPO / "schemas" / "bioevidence_core.yaml"

@@ -28,7 +28,7 @@ from bioevidence.meaning import available
 from bioevidence.resources import data_dir
 from model_server import ChatReplayServer
 
-pytestmark = pytest.mark.heavy(seconds=115)  # started first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy(seconds=30)  # started first under xdist (tests/conftest.py)
 
 # The retracted CIViC paper that also carries an expression of concern (PMID 32432717), asked by its
 # title; and a question no pinned sentence addresses.

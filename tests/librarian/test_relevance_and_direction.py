@@ -30,7 +30,7 @@ from bioevidence.meaning import available, unavailable
 # and what a reader sees without them (every relevant sentence "undetermined") is tested below.
 needs_weights = pytest.mark.skipif(not available(), reason=f"no stance model here: {unavailable()}")
 
-pytestmark = pytest.mark.heavy(seconds=90)  # started first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy(seconds=10)  # started first under xdist (tests/conftest.py)
 
 KRAS = "Do KRAS mutations predict resistance to EGFR tyrosine kinase inhibitors in lung cancer?"
 CD44 = "Is CD44v6 expression associated with poor prognosis in ovarian cancer?"

@@ -24,7 +24,7 @@ from bioevidence.cli import main
 from bioevidence.meaning import available
 from loopback import LoopbackServer
 
-pytestmark = pytest.mark.heavy(seconds=60)
+pytestmark = pytest.mark.heavy(seconds=15)
 
 
 @pytest.fixture(scope="module")

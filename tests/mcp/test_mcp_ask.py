@@ -15,7 +15,7 @@ from bioevidence.cli import main
 from bioevidence.mcp import views
 from bioevidence.meaning import available, unavailable
 
-pytestmark = pytest.mark.heavy(seconds=65)  # started first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy(seconds=25)  # started first under xdist (tests/conftest.py)
 
 
 def test_ask_returns_ranked_verbatim_evidence_pinned_by_hash(librarian: SyncClient, civic: dict[str, Any],

@@ -17,7 +17,7 @@ from mcp_harness import SyncClient, altered, civic_record, server_env, stdio_cli
 from bioevidence.cli import main
 from loopback import LoopbackServer
 
-pytestmark = pytest.mark.heavy(seconds=40)
+pytestmark = pytest.mark.heavy(seconds=10)
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "papers"
 
 

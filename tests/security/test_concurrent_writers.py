@@ -19,7 +19,7 @@ import pytest
 
 from bioevidence.sources.catalogue import Catalogue
 
-pytestmark = pytest.mark.heavy(seconds=60)
+pytestmark = pytest.mark.heavy(seconds=210)
 
 
 def _articles(shared_data: Path) -> list[Path]:

@@ -27,7 +27,7 @@ from web_support import (
 
 from bioevidence import meaning
 
-pytestmark = pytest.mark.heavy(seconds=75)  # started first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy(seconds=20)  # started first under xdist (tests/conftest.py)
 
 need_web()
 

@@ -19,6 +19,8 @@ import pytest
 
 from bioevidence.gate.grounders.genes import GeneGrounder, load_genes
 
+pytestmark = pytest.mark.heavy(seconds=35)  # started first under xdist (tests/conftest.py)
+
 RELEASE = "hgnc_complete_set_2026-09-30.tsv.gz"
 PATH, USES = "$.statement.subject.label", ["research_summary"]
 
