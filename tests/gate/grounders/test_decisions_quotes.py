@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,14 @@ def papers(corpus_dir: Path, cache_dir: Path) -> list[Any]:
 def _word_spans(text: str) -> list[tuple[int, int]]:
     """Whitespace-delimited words of a passage, as (start, end) offsets."""
     return [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+
+
+def _prose(papers: list[Any]) -> Iterator[tuple[Any, Any]]:
+    """(paper, passage) for every body paragraph and abstract passage of the papers."""
+    for paper in papers:
+        for passage in paper.passages:
+            if passage.kind in ("paragraph", "abstract"):
+                yield paper, passage
 
 
 def _cases(papers: list[Any], limit: int = 60) -> list[tuple[Any, Any, str, str, str, str]]:
@@ -310,29 +319,26 @@ def test_a_quote_that_drops_a_negating_prefix_is_told_apart_from_one_that_cuts_a
 
 def test_a_cut_word_in_brackets_or_quotation_marks_is_named_without_them(papers: list[Any]) -> None:
     checked = {"starts": 0, "ends": 0}
-    for paper in papers:
-        for passage in paper.passages:
-            if passage.kind not in ("paragraph", "abstract"):
+    for paper, passage in _prose(papers):
+        text = passage.text
+        for m in re.finditer(r"(?<!\S)([(\[\"'“‘]+)([A-Za-z]{6,}) (\w+ \w+)(?!\S)", text):
+            quote = text[m.start(2) + 2:m.end(3)]
+            found = paper.inside_word(quote)
+            assert found is not None, quote
+            boundary = found[1]
+            if quote in found[0].text and found[0] is passage:
+                assert (boundary.where, boundary.word, boundary.cut) == ("starts", m.group(2), m.group(2)[:2])
+                checked["starts"] += 1
+        for m in re.finditer(r"(?<!\S)(\w+ \w+) ([A-Za-z]{6,})([)\]\"'”’.,;:]+)(?!\S)", text):
+            quote = text[m.start(1):m.end(2) - 2]
+            if re.search(r"[\[\](){}]", quote):
                 continue
-            text = passage.text
-            for m in re.finditer(r"(?<!\S)([(\[\"'“‘]+)([A-Za-z]{6,}) (\w+ \w+)(?!\S)", text):
-                quote = text[m.start(2) + 2:m.end(3)]
-                found = paper.inside_word(quote)
-                assert found is not None, quote
-                boundary = found[1]
-                if quote in found[0].text and found[0] is passage:
-                    assert (boundary.where, boundary.word, boundary.cut) == ("starts", m.group(2), m.group(2)[:2])
-                    checked["starts"] += 1
-            for m in re.finditer(r"(?<!\S)(\w+ \w+) ([A-Za-z]{6,})([)\]\"'”’.,;:]+)(?!\S)", text):
-                quote = text[m.start(1):m.end(2) - 2]
-                if re.search(r"[\[\](){}]", quote):
-                    continue
-                found = paper.inside_word(quote)
-                assert found is not None, quote
-                boundary = found[1]
-                if found[0] is passage:
-                    assert (boundary.where, boundary.word, boundary.cut) == ("ends", m.group(2), m.group(2)[-2:])
-                    checked["ends"] += 1
+            found = paper.inside_word(quote)
+            assert found is not None, quote
+            boundary = found[1]
+            if found[0] is passage:
+                assert (boundary.where, boundary.word, boundary.cut) == ("ends", m.group(2), m.group(2)[-2:])
+                checked["ends"] += 1
     assert checked["starts"] >= 3 and checked["ends"] >= 20, checked
 
 
@@ -348,26 +354,23 @@ def test_a_quote_stopping_before_a_cue_is_given_the_rest_of_its_sentence(papers:
     from bioevidence.text.normalize import normalize
 
     checked = 0
-    for paper in papers:
-        for passage in paper.passages:
-            if passage.kind not in ("paragraph", "abstract"):
+    for paper, passage in _prose(papers):
+        text = passage.text
+        for m in _CUE_WORD.finditer(text):
+            head_start = max(text.rfind(". ", 0, m.start()) + 2, 0)
+            quote = text[head_start:m.start()]
+            stop = re.compile(r"[.!?;](?=\s|$)").search(text, m.end())
+            if len(quote.split()) < 6 or stop is None or re.search(r"[\[\](){}:;]", text[head_start:stop.start()]):
                 continue
-            text = passage.text
-            for m in _CUE_WORD.finditer(text):
-                head_start = max(text.rfind(". ", 0, m.start()) + 2, 0)
-                quote = text[head_start:m.start()]
-                stop = re.compile(r"[.!?;](?=\s|$)").search(text, m.end())
-                if len(quote.split()) < 6 or stop is None or re.search(r"[\[\](){}:;]", text[head_start:stop.start()]):
-                    continue
-                hit = paper.locate(quote)
-                if hit is None or hit.passage is not passage or not hit.boundary.ok:
-                    continue  # the same words elsewhere first: another passage's sentence
-                got = paper.cut_before_cue(hit)
-                rest = " ".join(normalize(text[m.start() + 1:stop.start()]).split())
-                assert got == (rest, text[hit.start:stop.end()]), (quote, got)
-                longer = paper.locate(text[head_start:m.end()])
-                assert (longer is not None and paper.cut_before_cue(longer) is None) or m.group(1) == "in vitro"
-                checked += 1
+            hit = paper.locate(quote)
+            if hit is None or hit.passage is not passage or not hit.boundary.ok:
+                continue  # the same words elsewhere first: another passage's sentence
+            got = paper.cut_before_cue(hit)
+            rest = " ".join(normalize(text[m.start() + 1:stop.start()]).split())
+            assert got == (rest, text[hit.start:stop.end()]), (quote, got)
+            longer = paper.locate(text[head_start:m.end()])
+            assert (longer is not None and paper.cut_before_cue(longer) is None) or m.group(1) == "in vitro"
+            checked += 1
     assert checked >= 15, checked
 
 
@@ -463,23 +466,20 @@ def test_a_quote_sharing_no_word_with_the_paper_gets_a_passage_and_no_difference
 def test_a_cut_first_word_capitalised_or_followed_by_a_comma_is_still_named(papers: list[Any]) -> None:
     """Pipelines capitalise a quote's first letter, and a cut word may carry the comma after it."""
     seen = {"capitalised": 0, "comma": 0}
-    for paper in papers:
-        for passage in paper.passages:
-            if passage.kind not in ("paragraph", "abstract"):
-                continue
-            text = passage.text
-            for m in re.finditer(r"(?<!\S)([a-z]{6,})(,?) ([a-z]+ [a-z]+ [a-z]+)(?!\S)", text):
-                word, comma = m.group(1), m.group(2)
-                quote = text[m.start(1) + 2:m.end()]
-                kind = "comma" if comma else "capitalised"
-                if not comma:
-                    quote = quote[0].upper() + quote[1:]
-                found = paper.inside_word(quote)
-                assert found is not None, quote
-                boundary = found[1]
-                if found[0] is passage and boundary.word == word:
-                    assert (boundary.where, boundary.cut, boundary.ok) == ("starts", word[:2], False), quote
-                    seen[kind] += 1
+    for paper, passage in _prose(papers):
+        text = passage.text
+        for m in re.finditer(r"(?<!\S)([a-z]{6,})(,?) ([a-z]+ [a-z]+ [a-z]+)(?!\S)", text):
+            word, comma = m.group(1), m.group(2)
+            quote = text[m.start(1) + 2:m.end()]
+            kind = "comma" if comma else "capitalised"
+            if not comma:
+                quote = quote[0].upper() + quote[1:]
+            found = paper.inside_word(quote)
+            assert found is not None, quote
+            boundary = found[1]
+            if found[0] is passage and boundary.word == word:
+                assert (boundary.where, boundary.cut, boundary.ok) == ("starts", word[:2], False), quote
+                seen[kind] += 1
     assert min(seen.values()) >= 20, seen
 
 
