@@ -44,6 +44,9 @@ def main() -> None:
     ap.add_argument("--terms", type=int, nargs="*", default=[10, 20])
     ap.add_argument("--weight", type=float, nargs="*", default=[0.5, 0.7, 0.9])
     ap.add_argument("--max-df", type=float, nargs="*", default=[0.1])
+    ap.add_argument("--mode", choices=("replace", "add"), default="replace",
+                    help="RM3 hits replace the broad subquery's, or join the fusion as one more subquery")
+    ap.add_argument("--fb-weight", type=float, nargs="*", default=[1.0], help="the added subquery's weight (--mode add)")
     ap.add_argument("--no-baseline", action="store_true", help="skip today's ranking (no RM3)")
     args = ap.parse_args()
     root = Path(args.data) / "claims" / "scifact"
@@ -55,13 +58,14 @@ def main() -> None:
                    args.part)
     lexicon = default_lexicon(Path(args.data) / "references")
     grid: list[Feedback | float] = (
-        [Feedback(d, t, w, f) for d, t, w, f in itertools.product(args.docs, args.terms, args.weight, args.max_df)]
+        [Feedback(d, t, w, f, args.mode, fw) for d, t, w, f, fw in
+         itertools.product(args.docs, args.terms, args.weight, args.max_df, args.fb_weight)]
         if args.method == "rm3" else list(args.delta))
     configs: list[Feedback | float | None] = ([] if args.no_baseline else [None]) + grid
     if args.part == "held-out" and len(grid) != 1:
         raise SystemExit("held-out is read once, for one configuration chosen on tune: give one of each knob")
     print(f"SciFact train, {args.part} ({len(claims)} claims), `ask --retriever bm25`, whole ask, once loaded")
-    head = {"rm3": "RM3 (docs, terms, original weight, max df)", "plus": "BM25+ delta", "l": "BM25L delta"}
+    head = {"rm3": "RM3 (docs, terms, original weight, max df[, add: subquery weight])", "plus": "BM25+ delta", "l": "BM25L delta"}
     print(f"| {head[args.method]} | {args.part} nDCG@10 | median ms | p90 ms |")
     print("|---|---|---|---|")
     local = LocalIndex(index)
@@ -74,7 +78,8 @@ def main() -> None:
         lib.ask(claims[0]["claim"])  # loaded
         nd, median, p90 = timed_asks(lib, claims)
         label = ("today's (no RM3, no floor)" if cfg is None else f"{cfg}" if isinstance(cfg, float)
-                 else f"{cfg.docs}, {cfg.terms}, {cfg.original_weight}, {cfg.max_df}")
+                 else f"{cfg.docs}, {cfg.terms}, {cfg.original_weight}, {cfg.max_df}"
+                 + (f", add {cfg.weight}" if cfg.mode == "add" else ""))
         print(f"| {label} | {nd:.4f} | {median:.0f} | {p90:.0f} |", flush=True)
 
 

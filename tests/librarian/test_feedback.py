@@ -42,3 +42,29 @@ def test_feedback_is_off_by_default_and_switchable(scifact_small: Path) -> None:
     assert Librarian(index, use_lexicon=False).feedback is None
     wide = Feedback(docs=10, terms=10, original_weight=0.5)  # Anserini's defaults
     assert Librarian(index, use_lexicon=False, retriever="bm25", feedback=wide).feedback == wide
+
+
+def test_added_mode_keeps_the_broad_hits_and_fuses_the_rm3_query_beside_them(scifact_full: Path,
+                                                                             shared_data: Path) -> None:
+    lexicon = default_lexicon(shared_data / "references")
+    added = Feedback(docs=1, terms=10, original_weight=0.7, mode="add", weight=1.0)
+    on = Librarian(scifact_full, lexicon=lexicon, retriever="bm25", feedback=added).ask(CLAIM)
+    off = Librarian(scifact_full, lexicon=lexicon, retriever="bm25").ask(CLAIM)
+    broad = [q for q in off.debug["subqueries"]]
+    # every subquery of the plan is still searched, and the RM3 query follows the broad one
+    assert on.debug["subqueries"][: len(broad) + 1] == [broad[0], f"{broad[0]} (RM3)", *broad[1:]]
+    assert len(on.debug["feedback"]) == 10
+    # the pool keeps every paper the plan found (the broad hits are kept) and gains the RM3 query's
+    # (87 -> 103 candidate papers when measured); replacing the broad hits keeps about the same count
+    assert on.debug["candidates"] > off.debug["candidates"] + 5, (on.debug["candidates"], off.debug["candidates"])
+    # the paper the feedback terms come from is the plain ranking's first, and stays first
+    assert on.papers[0].doc.doc_id == off.papers[0].doc.doc_id == "20888849"
+
+
+def test_an_unknown_feedback_mode_is_refused_with_the_choices() -> None:
+    import pytest
+
+    from bioevidence.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="replace, add"):
+        Feedback(mode="expand")

@@ -8,8 +8,9 @@ scaled to sum 1; the relevance model is the sum of those vectors weighted by eac
 score, cut to its ``terms`` heaviest and scaled to sum 1. The question's own terms (the broad
 subquery's, each 1/|q|) are interpolated with it, ``original_weight`` · question + (1 −
 ``original_weight``) · model, and the expanded query is scored by BM25 over ``_ALL`` (each term's
-BM25 times its weight). Its 50 best papers replace the broad subquery's hits, and the subqueries are
-fused again; the title and synonym subqueries are unchanged.
+BM25 times its weight). Its 50 best papers replace the broad subquery's hits (``mode`` "replace") or
+join them as one more subquery of weight ``weight`` ("add"), and the subqueries are fused again; the
+title and synonym subqueries are unchanged.
 
 Off by default (``Librarian(..., feedback=Feedback())`` turns it on; a local index only). The
 defaults (1 document, 20 terms, original weight 0.7) were chosen on SciFact's tuning claims, where they
@@ -46,6 +47,16 @@ class Feedback:
     terms: int = 20
     original_weight: float = 0.7
     max_df: float = 0.1  # share of documents above which a term is not a feedback term (Anserini's 10%)
+    #: "replace": the RM3 query's hits replace the broad subquery's; "add": they join the fusion as one
+    #: more subquery of weight ``weight``, the broad subquery's hits kept
+    mode: str = "replace"
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("replace", "add"):
+            from ..errors import ConfigurationError
+
+            raise ConfigurationError(f"feedback mode {self.mode!r} is not one of replace, add")
 
 
 def _df(index: LocalIndex, field: str) -> tuple[dict[str, int], Any, int]:
@@ -110,15 +121,21 @@ def expand(backend: LocalBackend, broad: str, pool: list[Paper], fb: Feedback, *
 
 def feed_back(backend: LocalBackend, plan: Plan, results: list[tuple[str, float, list[Hit]]], pool: list[Paper],
               fb: Feedback, *, limit: int = 50) -> tuple[list[tuple[str, float, list[Hit]]], dict[str, float]]:
-    """``results`` with the broad subquery's hits replaced by the RM3 query's (unchanged when the plan
-    has no broad subquery or the pool gives no feedback term), and the feedback terms."""
+    """``results`` with the broad subquery's hits replaced by the RM3 query's (``fb.mode`` "replace") or
+    with the RM3 query's hits added as one more subquery (``fb.mode`` "add"); unchanged when the plan
+    has no broad subquery or the pool gives no feedback term. Also returns the feedback terms."""
     broad = {s.query for s in plan.subqueries if s.tier == "broad"}
     out: list[tuple[str, float, list[Hit]]] = []
     model: dict[str, float] = {}
     for query, weight, hits in results:
+        extra: list[Hit] = []
         if query in broad and not model:
             expanded, model = expand(backend, query, pool, fb, limit=limit)
-            if expanded:
+            if fb.mode == "add":
+                extra = expanded
+            elif expanded:
                 hits = expanded
         out.append((query, weight, hits))
+        if extra:
+            out.append((f"{query} (RM3)", fb.weight, extra))
     return out, model
