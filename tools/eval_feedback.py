@@ -46,7 +46,8 @@ def main() -> None:
     ap.add_argument("--max-df", type=float, nargs="*", default=[0.1])
     ap.add_argument("--mode", choices=("replace", "add"), default="replace",
                     help="RM3 hits replace the broad subquery's, or join the fusion as one more subquery")
-    ap.add_argument("--fb-weight", type=float, nargs="*", default=[1.0], help="the added subquery's weight (--mode add)")
+    ap.add_argument("--fb-weight", type=float, nargs="*", default=[1.0],
+                    help="the added subquery's weight (--mode add)")
     ap.add_argument("--no-baseline", action="store_true", help="skip today's ranking (no RM3)")
     args = ap.parse_args()
     root = Path(args.data) / "claims" / "scifact"
@@ -65,7 +66,8 @@ def main() -> None:
     if args.part == "held-out" and len(grid) != 1:
         raise SystemExit("held-out is read once, for one configuration chosen on tune: give one of each knob")
     print(f"SciFact train, {args.part} ({len(claims)} claims), `ask --retriever bm25`, whole ask, once loaded")
-    head = {"rm3": "RM3 (docs, terms, original weight, max df[, add: subquery weight])", "plus": "BM25+ delta", "l": "BM25L delta"}
+    head = {"rm3": "RM3 (docs, terms, original weight, max df[, add: subquery weight])", "plus": "BM25+ delta",
+            "l": "BM25L delta"}
     print(f"| {head[args.method]} | {args.part} nDCG@10 | median ms | p90 ms |")
     print("|---|---|---|---|")
     local = LocalIndex(index)
