@@ -162,26 +162,47 @@ def prepare(name: str, group: Group, work: Path) -> Path:
 
 
 def outcome(where: Path, group: Group) -> dict[str, dict[str, object]]:
-    """Per module: counts by status and the surviving mutants' names (from mutmut's .meta files)."""
+    """Per module: counts by status and the surviving and unchecked mutants' names (from mutmut's .meta
+    files); a survivor or unchecked mutant that a later ``--recheck --applied`` killed counts as "killed
+    since" (and as killed in the share)."""
     out: dict[str, dict[str, object]] = {}
+    killed_since = killed_by_recheck(where)
     for module in group.modules:
         meta = where / "mutants" / PKG / f"{module}.meta"
         codes: dict[str, int | None] = {}
         if meta.is_file():
             codes = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {})
         counts: dict[str, int] = {}
-        survivors = []
+        survivors, unchecked = [], []
         for key, code in codes.items():
             status = "not checked" if code is None else STATUS.get(code, "suspicious")
+            if status in ("survived", "not checked", "no tests") and key in killed_since:
+                status = "killed since"
             counts[status] = counts.get(status, 0) + 1
             if status == "survived":
                 survivors.append(key)
+            elif status == "not checked":
+                unchecked.append(key)
         total = len(codes)
         counted = total - counts.get("no tests", 0) - counts.get("not checked", 0)
-        out[module] = {"mutants": total, **counts, "survivors": sorted(survivors),
-                       "killed_share": (counts.get("killed", 0) + counts.get("timeout", 0)) / counted
-                       if counted else 0.0}
+        killed = counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("killed since", 0)
+        out[module] = {"mutants": total, **counts, "survivors": sorted(survivors), "unchecked": sorted(unchecked),
+                       "killed_share": killed / counted if counted else 0.0}
     return out
+
+
+def _applied_log(where: Path) -> Path:
+    """Where ``--recheck --applied`` records each mutant it ran (one JSON object a line, appended)."""
+    return where.parent / f"{where.name}-applied.jsonl"
+
+
+def killed_by_recheck(where: Path) -> set[str]:
+    """The mutants of the run in ``where`` that a later ``--recheck --applied`` killed."""
+    log = _applied_log(where)
+    if not log.is_file():
+        return set()
+    rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {str(r["mutant"]) for r in rows if r.get("killed")}
 
 
 def named(work: Path) -> list[dict[str, object]]:
@@ -250,13 +271,23 @@ def _indent(block: str, pad: str) -> str:
 
 
 def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match: str = "",
-                    keyword: str = "", fresh: bool = False) -> list[dict[str, object]]:
+                    keyword: str = "", fresh: bool = False, unchecked: bool = False) -> list[dict[str, object]]:
     """Each survivor of the last run of ``name`` written into a copy of today's tree as plain code (its
     diff applied to the function, no trampoline: mutmut's trampolines slow hot loops tens of times),
     then ``tests`` run (``-x``, ``-k keyword``): killed when they fail; "not applicable" when the function
-    changed since the run. The grounder cache is shared when the group allows it."""
+    changed since the run. The grounder cache is shared when the group allows it. ``unchecked``: the
+    mutants the run did not reach too. Each result is appended to ``<work>/<name>-applied.jsonl`` as it
+    comes (a stopped recheck keeps what it did; mutants already killed there are not run again), and the
+    group's table counts them."""
     found = outcome(work / name, group).values()
-    survivors = [m for module in found for m in module["survivors"] if match in m]  # type: ignore[attr-defined]
+    kinds = ("survivors", "unchecked") if unchecked else ("survivors",)
+    survivors = [m for module in found for kind in kinds for m in module[kind]  # type: ignore[attr-defined]
+                 if match in m]
+    log = _applied_log(work / name)
+    done = {(r["mutant"], tuple(r["tests"]), r["keyword"]) for r in
+            (json.loads(line) for line in (log.read_text(encoding="utf-8").splitlines() if log.is_file() else ())
+             if line.strip())}
+    survivors = [m for m in survivors if (m, tuple(tests), keyword) not in done]  # a stopped recheck resumes
     tree = copy_tree(work / f"{name}-applied")
     shared = {"BIOEVIDENCE_TEST_CACHE": str(work / f"{name}-applied-cache")} \
         if group.shared_cache and not fresh else {}
@@ -292,8 +323,12 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
             if code != 0:
                 raise SystemExit(f"the tests fail with no mutant (exit {code}): {out[-1500:]}")
             continue
-        rows.append({"mutant": mutant, "killed": code in (1, "timeout"), "exit": code,
-                     "by": [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]})
+        row: dict[str, object] = {
+            "mutant": mutant, "killed": code in (1, "timeout"), "exit": code, "tests": tests, "keyword": keyword,
+            "by": [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]}
+        rows.append(row)
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
     return rows
 
 
@@ -323,6 +358,8 @@ def main() -> int:
                     help="with --recheck: write each survivor into a copy of today's tree as plain code (much "
                          "faster than mutmut's trampolines on hot loops)")
     ap.add_argument("--keyword", default="", help="with --recheck --applied: pytest -k")
+    ap.add_argument("--unchecked", action="store_true",
+                    help="with --recheck --applied: also the mutants the run did not reach")
     ap.add_argument("--fresh-cache", action="store_true",
                     help="with --recheck: every test run builds its own grounder cache (for the code that builds it)")
     ap.add_argument("--match", default="", help="with --recheck: only survivors whose name holds this text")
@@ -351,7 +388,7 @@ def main() -> int:
             return 3
         if args.applied:
             rows = recheck_applied(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
-                                   args.keyword, args.fresh_cache)
+                                   args.keyword, args.fresh_cache, args.unchecked)
         else:
             rows = recheck(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
                            args.fresh_cache)
@@ -396,13 +433,14 @@ def main() -> int:
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
-    print("| group | module | mutants | killed | survived | timed out | no tests | killed share | target |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| group | module | mutants | killed | killed since (recheck) | survived | timed out | no tests | "
+          "not checked | killed share (of the checked) | target |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, entry in report.items():
         for module, m in entry["modules"].items():  # type: ignore[attr-defined]
-            print(f"| {name} | {module} | {m['mutants']} | {m.get('killed', 0)} | {m.get('survived', 0)} | "
-                  f"{m.get('timeout', 0)} | {m.get('no tests', 0)} | {m['killed_share']:.1%} | "
-                  f"{entry['target']:.0%} |")
+            print(f"| {name} | {module} | {m['mutants']} | {m.get('killed', 0)} | {m.get('killed since', 0)} | "
+                  f"{m.get('survived', 0)} | {m.get('timeout', 0)} | {m.get('no tests', 0)} | "
+                  f"{m.get('not checked', 0)} | {m['killed_share']:.1%} | {entry['target']:.0%} |")
     for name, entry in report.items():
         if entry["seconds"] is not None:
             print(f"{name}: {entry['seconds']:.0f} s")
