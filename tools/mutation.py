@@ -270,6 +270,37 @@ def _indent(block: str, pad: str) -> str:
     return "\n".join(pad + line if line else line for line in block.split("\n"))
 
 
+def _apply_by_lines(source: str, shown: str) -> str | None:
+    """``source`` with ``mutmut show``'s hunk applied line by line, compared without indentation (mutmut
+    shows a method dedented, but not its continuation lines); None unless the hunk's old lines occur
+    exactly once. Context lines stay as in ``source``; an added line takes the indentation of the line it
+    replaces (inside brackets or after a backslash, indentation is free)."""
+    hunk = [(line[0], line[1:]) for line in shown.splitlines()
+            if line[:1] in (" ", "-", "+") and not line.startswith(("---", "+++"))]
+    old = [text.strip() for tag, text in hunk if tag != "+"]
+    if not old or not any(tag == "-" for tag, _ in hunk):
+        return None
+    lines = source.split("\n")
+    stripped = [line.strip() for line in lines]
+    starts = [i for i in range(len(lines) - len(old) + 1) if stripped[i:i + len(old)] == old]
+    if len(starts) != 1:
+        return None
+    at, out, pad, previous = starts[0], [], "", " "
+    for tag, text in hunk:
+        if tag == " ":
+            out.append(lines[at])
+            at += 1
+        elif tag == "-":
+            if previous != "-":  # a run of removed lines: the added ones take its first line's indentation
+                pad = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+            at += 1
+        else:
+            out.append(pad + text.strip())
+        previous = tag
+    begin = starts[0]
+    return "\n".join(lines[:begin] + out + lines[begin + len(old):])
+
+
 def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match: str = "",
                     keyword: str = "", fresh: bool = False, unchecked: bool = False) -> list[dict[str, object]]:
     """Each survivor of the last run of ``name`` written into a copy of today's tree as plain code (its
@@ -304,10 +335,11 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
             placed = [(o, n) for o, n in ((_indent(change[0], pad), _indent(change[1], pad))
                                           for pad in ("", "    ", "        ")) if original.count(o) == 1] \
                 if change is not None else []
-            if not placed:
+            patched = original.replace(*placed[0]) if placed else _apply_by_lines(original, diff(work / name, mutant))
+            if patched is None:
                 rows.append({"mutant": mutant, "killed": False, "exit": "not applicable", "by": []})
                 continue
-            target.write_text(original.replace(*placed[0]), encoding="utf-8")
+            target.write_text(patched, encoding="utf-8")
         try:
             run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "0",
                                   *selection, *tests], cwd=tree, capture_output=True, text=True, timeout=600,
