@@ -25,6 +25,7 @@ from ...errors import ConfigurationError, InputError
 from .cache import cached
 
 INDEX_VERSION = 1
+_RELEASE_DATE = re.compile(r"v?\d{4}-\d{2}-\d{2}")
 _SYNONYM = re.compile(r'^"((?:[^"\\]|\\.)*)"\s+(EXACT|BROAD|NARROW|RELATED)\b')
 _PUNCT = re.compile(r"[^0-9a-z]+")
 
@@ -152,9 +153,12 @@ class Ontology:
 
     @property
     def release(self) -> str:
-        """``CL@2026-06-08``: the prefix and the release date (or data-version)."""
-        version = self.version.rsplit("/", 1)[-1] or self.sha256[:12]
-        return f"{self.prefix}@{version}"
+        """``CL@2026-06-08``: the prefix and the release date. The OBO Foundry writes ``data-version:
+        releases/2026-06-08`` or, for a variant or subset, ``cl/releases/2022-12-15/cl-basic.owl``: the date
+        is the path part that is one (``v`` allowed); a data-version without a date gives its last part,
+        and a file without one is named by its SHA-256."""
+        dated = [part for part in self.version.split("/") if _RELEASE_DATE.fullmatch(part)]
+        return f"{self.prefix}@{dated[-1] if dated else self.version.rsplit('/', 1)[-1] or self.sha256[:12]}"
 
     def term(self, term_id: str) -> Term | None:
         raw = self.terms.get(term_id)
@@ -233,7 +237,8 @@ def load_ontology(path: Path | str, *, cache_root: Path | None = None, max_infla
 
     index = cached("obo-file", hashlib.sha256(stored).hexdigest(), INDEX_VERSION, build, cache_root)
     header = index["header"]
-    prefix = (header.get("ontology") or "").upper() or _majority_prefix(index["terms"])
+    # `ontology: cl` or, for a variant or subset, `ontology: cl/cl-basic`: the id space is its first part
+    prefix = (header.get("ontology") or "").split("/", 1)[0].upper() or _majority_prefix(index["terms"])
     if not index["terms"]:
         raise ConfigurationError(f"{path} holds no [Term] stanzas; is it an OBO file?", path=str(path))
     return Ontology(prefix, index["version"], index["sha256"], index["terms"], index["labels"])
