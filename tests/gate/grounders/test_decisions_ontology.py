@@ -81,8 +81,8 @@ def test_a_cell_type_id_written_another_way_names_the_term_meant(two: OntologyGr
             assert (f.rule_id, f.field_path, f.blocking_uses) == ("BEV024", f"{path}.id", uses)
             assert f.message == (f"{curie!r} {how}: cell_type ids are written CL:<local id> (terms under "
                                  f"CL:0000000); {whose} {term} ({cl_names[term]})")
-            assert f.fix is not None and (f.fix.field_path, f.fix.value, f.fix.detail) == (
-                f"{path}.id", term, f"use {term}")
+            assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value, f.fix.detail) == (
+                "replace", f"{path}.id", term, f"use {term}")
 
 
 def test_a_label_in_place_of_an_id_names_its_term(two: OntologyGrounder, cl_names: dict[str, str]) -> None:
@@ -99,3 +99,67 @@ def test_a_loaded_prefix_in_another_case_is_named_anywhere(two: OntologyGrounder
     assert f.rule_id == "BEV024" and f.message == (
         "'so:0000704' writes its prefix as 'so': ids are written SO:<local id>; the id meant is SO:0000704 (gene)")
     assert two.check_term("NCBITaxon:9606", None, None, "$.x", ["u"]) == []  # not a loaded prefix
+
+
+# -- a term of another ontology where a cell type is cited ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def so_names(shared_data: Path) -> dict[str, str]:
+    """SO id → name, read from the release file in the test."""
+    import re
+
+    text = (shared_data / "ontologies" / "so.obo").read_text(encoding="utf-8")
+    return dict(re.findall(r"\[Term\]\nid: (SO:\d{7})\nname: ([^\n]+)", text))
+
+
+CELLS = ("CL:0000084", "CL:0000236", "CL:0000540", "CL:0000057")  # T cell, B cell, neuron, fibroblast
+GENE_PARTS = ("SO:0000704", "SO:0000147", "SO:0000316")  # gene, exon, CDS
+
+
+def test_a_term_of_another_ontology_as_a_cell_type_names_the_cell_type_its_label_names(
+        two: OntologyGrounder, cl_names: dict[str, str], so_names: dict[str, str]) -> None:
+    path, uses = "$.statement.object", ["reference_annotation"]
+    wrong = "{} is not a cell_type term: cell_type ids are CL terms under CL:0000000"
+    for so in GENE_PARTS:
+        for cell in CELLS:  # the label names a cell type: it is named, and its id is the fix
+            (f,) = two.check_term(so, cl_names[cell], "cell_type", path, uses)
+            assert (f.rule_id, f.field_path, f.blocking_uses) == ("BEV024", f"{path}.id", uses)
+            assert f.message == wrong.format(so) + f"; '{cl_names[cell]}' is {cell} ({cl_names[cell]})"
+            assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value, f.fix.detail) == (
+                "replace", f"{path}.id", cell, f"use {cell}")
+        # the SO term's own name, or no label: no cell type is meant, so none is named and nothing is fixed
+        for label in (so_names[so], None):
+            (f,) = two.check_term(so, label, "cell_type", path, uses)
+            assert (f.rule_id, f.message, f.fix) == ("BEV024", wrong.format(so), None), label
+
+
+def test_a_malformed_cell_type_id_names_only_a_term_that_exists_under_the_root(
+        two: OntologyGrounder, cl_names: dict[str, str], so_names: dict[str, str]) -> None:
+    absent = next(f"CL:{n:07d}" for n in range(9_999_999, 0, -1) if f"CL:{n:07d}" not in cl_names)
+    head = "is not a CURIE: cell_type ids are written CL:<local id> (terms under CL:0000000)"
+    written = absent.replace(":", "_")
+    (f,) = two.check_term(written, None, "cell_type", "$.x", ["u"])  # it reads as an id the release lacks
+    assert (f.message, f.fix) == (f"{written!r} {head}", None)
+    for cell in CELLS:
+        # a label of a term outside the root (SO's "gene") names nothing: the id meant is the one written
+        mangled = cell.replace(":", "_")
+        (f,) = two.check_term(mangled, so_names["SO:0000704"], "cell_type", "$.x", ["u"])
+        assert f.message == f"{mangled!r} {head}; the id meant is {cell} ({cl_names[cell]})"
+        assert f.fix is not None and (f.fix.action, f.fix.value) == ("replace", cell)
+        # the label of a cell type wins over an id the release lacks
+        (f,) = two.check_term(written, cl_names[cell], "cell_type", "$.x", ["u"])
+        assert f.message == f"{written!r} {head}; '{cl_names[cell]}' is {cell} ({cl_names[cell]})"
+        assert f.fix is not None and (f.fix.action, f.fix.value) == ("replace", cell)
+    (f,) = two.check_term("cl", None, "cell_type", "$.x", ["u"])  # a prefix alone is not a CURIE
+    assert f.message == f"'cl' {head}" and f.fix is None
+
+
+def test_a_loaded_prefix_in_another_case_outside_the_roots_says_ids(two: OntologyGrounder,
+                                                                    cl_names: dict[str, str]) -> None:
+    for cell in CELLS:
+        lower = "cl" + cell[2:]
+        for kind in ("sample_type", None):  # a kind with no root is not named: its ids have no prefix rule
+            (f,) = two.check_term(lower, cl_names[cell], kind, "$.x", ["u"])
+            assert f.message == (f"{lower!r} writes its prefix as 'cl': ids are written CL:<local id>; "
+                                 f"'{cl_names[cell]}' is {cell} ({cl_names[cell]})"), kind
+            assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value) == ("replace", "$.x.id", cell)
