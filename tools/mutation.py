@@ -197,6 +197,18 @@ def _applied_log(where: Path) -> Path:
     return where.parent / f"{where.name}-applied.jsonl"
 
 
+def _tests_version(tests: list[str], keyword: str = "") -> str:
+    """SHA-256 of the named tests' files as they are now, with the selection: what a recheck ran."""
+    import hashlib
+
+    digest = hashlib.sha256(keyword.encode())
+    for name in tests:
+        path = ROOT / name.split("::", 1)[0]
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            digest.update(str(file.relative_to(ROOT)).encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def killed_by_recheck(where: Path) -> set[str]:
     """The mutants of the run in ``where`` that a later ``--recheck --applied`` killed."""
     log = _applied_log(where)
@@ -316,10 +328,12 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
     survivors = [m for module in found for kind in kinds for m in module[kind]  # type: ignore[attr-defined]
                  if match in m]
     log = _applied_log(work / name)
-    done = {(r["mutant"], tuple(r["tests"]), r["keyword"]) for r in
+    version = _tests_version(tests, keyword)
+    done = {(r["mutant"], r.get("tests_sha", "")) for r in
             (json.loads(line) for line in (log.read_text(encoding="utf-8").splitlines() if log.is_file() else ())
              if line.strip())}
-    survivors = [m for m in survivors if (m, tuple(tests), keyword) not in done]  # a stopped recheck resumes
+    # a stopped recheck resumes; with tests changed since, every survivor runs again
+    survivors = [m for m in survivors if (m, version) not in done]
     tree = copy_tree(work / f"{name}-applied")
     shared = {"BIOEVIDENCE_TEST_CACHE": str(work / f"{name}-applied-cache")} \
         if group.shared_cache and not fresh else {}
@@ -358,6 +372,7 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
             continue
         row: dict[str, object] = {
             "mutant": mutant, "killed": code in (1, "timeout"), "exit": code, "tests": tests, "keyword": keyword,
+            "tests_sha": version,
             "by": [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]}
         rows.append(row)
         with log.open("a", encoding="utf-8") as fh:

@@ -514,3 +514,68 @@ def test_a_quote_starting_with_a_word_and_its_glued_citation_is_found(corpus_dir
                 assert other is None or other.text != wrong, wrong
                 refused += other is None
     assert found >= 50 and refused >= found // 2, (found, refused)
+
+
+# -- a quote that starts or ends inside a hyphenated word, found by locate ----------------------------
+
+def _hyphenated(papers: list[Any]) -> Iterator[tuple[Any, Any, re.Match[str]]]:
+    """(paper, passage, match) for every hyphenated word of two alphabetic parts followed by two words."""
+    for paper, passage in _prose(papers):
+        for m in re.finditer(r"(?<!\S)([A-Za-z]+)-([A-Za-z]{3,}) ([A-Za-z]+) ([A-Za-z]+)(?!\S)", passage.text):
+            yield paper, passage, m
+
+
+def _clean_elsewhere(paper: Any, quote: str) -> bool:
+    """The quote also stands in the paper as whole words (then that place is the one found)."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(quote)}(?![\w-])")
+    return any(pattern.search(p.text) for p in paper.passages)
+
+
+def test_a_quote_starting_after_the_hyphen_of_a_word_is_found_with_the_word_named(papers: list[Any]) -> None:
+    """The part after the hyphen starts the quote: the paper's place is found, but as a cut word, the
+    whole word and its dropped part named; dropping "non-" reverses the meaning (non-small, non-
+    significant …). The papers hold no other hyphenated negating prefix (checked, so a new case is
+    decided by hand)."""
+    from bioevidence.gate.grounders.align import NEGATING_PREFIXES
+
+    seen = {"cut": 0, "reversal": 0, "clean elsewhere": 0}
+    for paper, passage, m in _hyphenated(papers):
+        quote = passage.text[m.start(2):m.end()]
+        hit = paper.locate(quote)
+        assert hit is not None, m.group(0)
+        if _clean_elsewhere(paper, quote):
+            assert hit.boundary.ok and hit.text == quote, m.group(0)
+            seen["clean elsewhere"] += 1
+            continue
+        assert hit.text == quote, m.group(0)
+        # the first place in the paper's order where the quote follows a hyphen (this one or an earlier)
+        found = re.search(r"([A-Za-z]+)-$", hit.passage.text[:hit.start])
+        assert found is not None, (m.group(0), hit.passage.text[:hit.start][-30:])
+        head = found.group(1)
+        assert head.lower() == "non" or head.lower() not in NEGATING_PREFIXES, f"decide by hand: {m.group(0)}"
+        b = hit.boundary
+        assert (b.ok, b.where, b.word, b.cut) == (False, "starts", f"{head}-{m.group(2)}", f"{head}-"), m.group(0)
+        assert b.negation is (head.lower() == "non"), m.group(0)
+        seen["reversal" if b.negation else "cut"] += 1
+    assert seen["cut"] >= 30 and seen["reversal"] >= 3 and seen["clean elsewhere"] >= 1, seen
+
+
+def test_a_quote_ending_before_the_hyphen_of_a_word_is_found_with_the_word_named(papers: list[Any]) -> None:
+    seen = 0
+    for paper, passage, m in _hyphenated(papers):
+        before = passage.text[:m.start()].split()[-2:]
+        if len(before) < 2 or not all(w.isalpha() for w in before):
+            continue
+        quote = " ".join([*before, m.group(1)])
+        if _clean_elsewhere(paper, quote) or quote not in passage.text:
+            continue
+        hit = paper.locate(quote)
+        # the first place in the paper's order (a capital first letter matches a small one there)
+        assert hit is not None and hit.text[1:] == quote[1:] and hit.text[0].lower() == quote[0].lower(), quote
+        tail = re.match(r"-([A-Za-z]+)", hit.passage.text[hit.end:])
+        assert tail is not None, (quote, hit.passage.text[hit.end:hit.end + 30])
+        b = hit.boundary
+        assert (b.ok, b.where, b.word, b.cut, b.negation) == (
+            False, "ends", f"{m.group(1)}-{tail.group(1)}", f"-{tail.group(1)}", False), quote
+        seen += 1
+    assert seen >= 10, seen
