@@ -290,12 +290,14 @@ def test_a_withdrawn_id_names_what_it_became(shared_data: Path, cache_dir: Path,
     custom = shared_data / "hgnc" / "hgnc_entries.tsv.gz"
     truth = Truth(complete, _read(custom, CUSTOM))
     grounder = GeneGrounder(load_genes([shared_data / "references" / RELEASE, custom], cache_root=cache_dir))
-    seen = {"merged": 0, "reused": 0, "neither": 0}
+    seen = {"merged": 0, "reused": 0, "neither": 0, "fixed": 0}
     for hgnc_id, (_i, symbol, name, status, _a, _p) in sorted(truth.rows.items()):
         if status == "Approved":
             continue
         f = _one(grounder.check_entity(_entity(hgnc_id, None), ENTITY, USES))
-        see = [s for s in re.findall(r"HGNC:\d+", name) if s in truth.rows] if "withdrawn" in status.lower() else []
+        # the distinct ids the name links to (HGNC writes each twice: "see [HGNC:12469](…/HGNC:12469)")
+        see = [s for s in dict.fromkeys(re.findall(r"HGNC:\d+", name)) if s in truth.rows] \
+            if "withdrawn" in status.lower() else []
         now = truth.approved.get(symbol)
         parts = [f"{hgnc_id} ({symbol}) is {status.lower()} in HGNC@2026-09-30"]
         if see:
@@ -303,11 +305,17 @@ def test_a_withdrawn_id_names_what_it_became(shared_data: Path, cache_dir: Path,
         if now:
             parts.append(f"the symbol {symbol} now names another gene, {now} ({truth.rows[now][2]})")
         assert (f.rule_id, f.field_path, f.message) == ("BEV023", f"{ENTITY}.id", "; ".join(parts))
-        assert (f.fix.value if f.fix else None) == (see[0] if len(see) == 1 else None)
+        if len(see) == 1:
+            assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value) == (
+                "replace", f"{ENTITY}.id", see[0]), hgnc_id
+        else:
+            assert f.fix is None, hgnc_id
         seen["merged"] += bool(see)
         seen["reused"] += bool(now)
         seen["neither"] += not see and not now
+        seen["fixed"] += len(see) == 1
     assert seen["merged"] > 1000 and seen["neither"] > 1000 and seen["reused"] >= 10, seen
+    assert seen["fixed"] > 1000, seen  # one gene merged into: the fix names it
 
 
 def test_every_kind_of_old_symbol_in_a_locator_is_fixed_in_place(shared_data: Path, cache_dir: Path,

@@ -37,7 +37,7 @@ from ..grounding import Grounding, finding
 from .cache import cached
 from .common import CURIE, curie_form, entities, items, pairs, requested_uses, scope_tokens
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: an entry's merged-into ids once each (HGNC's name links each twice)
 HUMAN = "NCBITaxon:9606"
 _SEE = re.compile(r"HGNC:\d+")
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
@@ -73,7 +73,8 @@ def build_index(data: bytes) -> dict[str, Any]:
         hgnc_id, symbol, name, status = (row[c].strip().strip('"') for c in cols[:4])
         if not hgnc_id.startswith("HGNC:"):
             continue
-        see = tuple(_SEE.findall(name)) if "withdrawn" in status.lower() else ()
+        # "symbol withdrawn, see [HGNC:12469](/data/gene-symbol-report/#!/hgnc_id/HGNC:12469)": each id once
+        see = tuple(dict.fromkeys(_SEE.findall(name))) if "withdrawn" in status.lower() else ()
         aliases = tuple(_split(row[cols[4]], sep))
         prevs = tuple(_split(row[cols[5]], sep))
         ids[hgnc_id] = (symbol, name, status, see, aliases, prevs)
