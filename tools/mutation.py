@@ -394,6 +394,7 @@ def main() -> int:
                     help="mutmut's workers [default: the CPUs this process may use]")
     ap.add_argument("--diffs", action="store_true", help="print each surviving mutant's diff")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--markdown", action="store_true", help="with --named: the table without timings")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--reuse", action="store_true", help="report the last run's results, do not run")
     ap.add_argument("--recheck", nargs="+", metavar="TEST",
@@ -419,6 +420,12 @@ def main() -> int:
         rows = named(args.work)
         if args.json:
             print(json.dumps(rows, indent=1))
+        elif args.markdown:  # no seconds: the table docs/mutation.md keeps (tools/reproduce.py named-mutations)
+            print("| mutation | module | killed | first failing test |\n|---|---|---|---|")
+            for row in rows:
+                first = row["by"][0] if row["by"] else f"none (exit {row['exit']})"  # type: ignore[index]
+                print(f"| {row['mutation']} | `{row['module']}` | {'yes' if row['killed'] else 'NO'} | "
+                      f"`{str(first).removeprefix('FAILED ').split(' - ')[0]}` |")
         else:
             print("| mutation | module | killed | by | seconds |\n|---|---|---|---|---|")
             for row in rows:
