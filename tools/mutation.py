@@ -288,15 +288,21 @@ def _apply_by_lines(source: str, shown: str) -> str | None:
     shows a method dedented, but not its continuation lines); None unless the hunk's old lines occur
     exactly once. Context lines stay as in ``source``; an added line takes the indentation of the line it
     replaces (inside brackets or after a backslash, indentation is free)."""
-    hunk = [(line[0], line[1:]) for line in shown.splitlines()
+    full = [(line[0], line[1:]) for line in shown.splitlines()
             if line[:1] in (" ", "-", "+") and not line.startswith(("---", "+++"))]
-    old = [text.strip() for tag, text in hunk if tag != "+"]
-    if not old or not any(tag == "-" for tag, _ in hunk):
+    changed = [i for i, (tag, _) in enumerate(full) if tag != " "]
+    if not any(tag == "-" for tag, _ in full):
         return None
     lines = source.split("\n")
     stripped = [line.strip() for line in lines]
-    starts = [i for i in range(len(lines) - len(old) + 1) if stripped[i:i + len(old)] == old]
-    if len(starts) != 1:
+    # the whole hunk first, then with fewer context lines (code added since the run around the change)
+    for before, after in sorted({(b, a) for b in range(4) for a in range(4)}, key=lambda ba: -sum(ba)):
+        hunk = full[max(0, changed[0] - before): changed[-1] + 1 + after]
+        old = [text.strip() for tag, text in hunk if tag != "+"]
+        starts = [i for i in range(len(lines) - len(old) + 1) if stripped[i:i + len(old)] == old]
+        if len(starts) == 1:
+            break
+    else:
         return None
     at, out, pad, previous = starts[0], [], "", " "
     for tag, text in hunk:
