@@ -163,3 +163,50 @@ def test_a_loaded_prefix_in_another_case_outside_the_roots_says_ids(two: Ontolog
             assert f.message == (f"{lower!r} writes its prefix as 'cl': ids are written CL:<local id>; "
                                  f"'{cl_names[cell]}' is {cell} ({cl_names[cell]})"), kind
             assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value) == ("replace", "$.x.id", cell)
+
+
+# -- a cell-type key in a locator, and entities of odd shapes -----------------------------------------
+
+def _locator_record(locator: str, uses: list[str]) -> dict[str, Any]:
+    return {"requested_uses": uses, "statement": {
+        "subject": {"id": "SAMPLE:1", "label": "sample 1", "entity_type": "sample"},
+        "object": {"id": "SAMPLE:2", "label": "sample 2", "entity_type": "sample"}, "scope": []},
+        "evidence_items": [{"id": "e1", "locator": "table=1"}, {"id": "e2", "locator": locator}]}
+
+
+@pytest.mark.parametrize("form", ["cell_type={}", "table=2; cell_type={}", "table=2; cell_type={}#row 3",
+                                  "table=2; cell_type={}#row#3", "cell_type={}; table=2"])
+def test_a_malformed_cell_type_key_in_a_locator_is_fixed_in_place(two: OntologyGrounder, cl_names: dict[str, str],
+                                                                 form: str) -> None:
+    uses = ["reference_annotation", "research_summary"]
+    for cell in CELLS:
+        mangled = cell.replace(":", "_")
+        locator = form.format(mangled)
+        (f,) = two.ground(_locator_record(locator, uses)).findings
+        assert (f.rule_id, f.severity, f.field_path, f.blocking_uses) == (
+            "BEV024", "error", "$.evidence_items[1].locator", uses), locator
+        assert f.message == (f"{mangled!r} is not a CURIE: cell_type ids are written CL:<local id> (terms under "
+                             f"CL:0000000); the id meant is {cell} ({cl_names[cell]})"), locator
+        # the fix rewrites the key's value only: the rest of the locator, its fragment included, is kept
+        assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value, f.fix.detail) == (
+            "replace", "$.evidence_items[1].locator", form.format(cell), f"use {cell}"), locator
+
+
+def test_entities_of_odd_shapes_are_read_as_far_as_they_go(two: OntologyGrounder, cl_names: dict[str, str]) -> None:
+    """A subject without a prefix is skipped and the object after it still checked; a non-string id,
+    kind or label is read as absent (the schema refuses them before, the grounder must not fail)."""
+    cell = "CL:0000084"
+    mangled = cell.replace(":", "_")
+
+    def record(subject: dict[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
+        return {"requested_uses": ["u"], "evidence_items": [],
+                "statement": {"subject": subject, "object": obj, "scope": []}}
+
+    checked = {"id": mangled, "label": cl_names[cell], "entity_type": "cell_type"}
+    for subject in ({"id": "sample 1", "entity_type": "sample"}, {"id": 12345, "entity_type": "sample"},
+                    {"id": "CL_0000236", "entity_type": ["cell_type"]}):
+        (f,) = two.ground(record(subject, checked)).findings
+        assert (f.rule_id, f.field_path) == ("BEV024", "$.statement.object.id"), subject
+    # a label that is not a string is no label: the id is checked alone
+    assert two.ground(record({"id": cell, "label": 42, "entity_type": "cell_type"},
+                             {"id": "SAMPLE:2", "label": "x", "entity_type": "sample"})).findings == []
