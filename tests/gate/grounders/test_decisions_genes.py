@@ -219,7 +219,8 @@ def test_an_id_labelled_with_another_gene_names_both(grounder: GeneGrounder, tru
         assert (f.rule_id, f.field_path) == ("BEV017", f"{ENTITY}.label")
         assert f.message == (f"'{other}' is not the approved symbol of {hgnc_id}, which is '{symbol}'; "
                              f"'{other}' is {truth.approved[other]}")
-        assert f.fix is not None and (f.fix.field_path, f.fix.value) == (f"{ENTITY}.label", symbol)
+        assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value) == (
+            "replace", f"{ENTITY}.label", symbol)
 
 
 @pytest.mark.parametrize("kind", ["previous", "alias"])
@@ -246,9 +247,31 @@ def test_an_id_hgnc_does_not_have_is_bev016(grounder: GeneGrounder, truth: Truth
     f = _one(grounder.check_entity(_entity("HGNC:99999999", "BRAF"), ENTITY, USES))
     assert (f.rule_id, f.field_path) == ("BEV016", f"{ENTITY}.id")
     assert f.message == f"HGNC:99999999 does not exist in HGNC@2026-09-30; 'BRAF' is {truth.approved['BRAF']}"
-    assert f.fix is not None and f.fix.value == truth.approved["BRAF"]
+    assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value) == (
+        "replace", f"{ENTITY}.id", truth.approved["BRAF"])
     g = _one(grounder.check_entity(_entity("HGNC:99999999", "not a gene symbol"), ENTITY, USES))
     assert g.message == "HGNC:99999999 does not exist in HGNC@2026-09-30" and g.fix is None
+
+
+def test_an_id_labelled_with_no_gene_name_names_only_the_approved_symbol(grounder: GeneGrounder,
+                                                                         truth: Truth) -> None:
+    taken = {w.upper() for w in (*truth.approved, *truth.previous, *truth.alias)}
+    for label in ("tumour", "not a gene symbol", "cell line 7"):
+        assert label.upper() not in taken
+        for symbol in sorted(truth.approved)[::2011]:
+            hgnc_id = truth.approved[symbol]
+            f = _one(grounder.check_entity(_entity(hgnc_id, label), ENTITY, USES))
+            assert f.message == f"'{label}' is not the approved symbol of {hgnc_id}, which is '{symbol}'"
+            assert f.fix is not None and (f.fix.action, f.fix.value) == ("replace", symbol)
+
+
+def test_an_id_or_label_that_is_not_a_string_is_read_as_absent(grounder: GeneGrounder, truth: Truth) -> None:
+    """The schema refuses these before; the grounder must not fail on them."""
+    hgnc_id = truth.approved["BRAF"]
+    assert grounder.check_entity({"id": hgnc_id, "label": 42, "entity_type": "gene"}, ENTITY, USES) == []
+    # a gene whose id is a number: not an HGNC CURIE (BEV024 at the id), and no failure
+    f = _one(grounder.check_entity({"id": 673, "entity_type": "gene"}, ENTITY, USES))
+    assert (f.rule_id, f.field_path) == ("BEV024", f"{ENTITY}.id")
 
 
 @pytest.mark.parametrize(("written", "how"), [
