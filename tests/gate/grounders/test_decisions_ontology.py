@@ -210,3 +210,12 @@ def test_entities_of_odd_shapes_are_read_as_far_as_they_go(two: OntologyGrounder
     # a label that is not a string is no label: the id is checked alone
     assert two.ground(record({"id": cell, "label": 42, "entity_type": "cell_type"},
                              {"id": "SAMPLE:2", "label": "x", "entity_type": "sample"})).findings == []
+
+
+def test_the_grounder_names_every_release_and_refuses_none(two: OntologyGrounder) -> None:
+    assert two.name == f"ontology:CL@{PINNED['CL']},SO@{PINNED['SO']}"
+    from bioevidence.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError) as caught:
+        OntologyGrounder([])
+    assert caught.value.message == "the ontology grounder needs at least one release (--ontology FILE)"
