@@ -219,3 +219,107 @@ def test_the_grounder_names_every_release_and_refuses_none(two: OntologyGrounder
     with pytest.raises(ConfigurationError) as caught:
         OntologyGrounder([])
     assert caught.value.message == "the ontology grounder needs at least one release (--ontology FILE)"
+
+
+# -- obsolete, unknown, mislabelled and misplaced terms, over the whole release ------------------------
+
+@pytest.fixture(scope="module")
+def cl_stanzas(shared_data: Path) -> dict[str, dict[str, Any]]:
+    """Every `[Term]` of the release (CL's own, and the few of other ontologies it carries): name, obsolete
+    flag, replaced_by and consider ids (first token)."""
+    import gzip
+
+    text = gzip.decompress((shared_data / "references" / "cl_2026-06-08.obo.gz").read_bytes()).decode()
+    out: dict[str, dict[str, Any]] = {}
+    for block in text.split("\n\n"):
+        lines = block.strip().split("\n")
+        if lines[0] != "[Term]":
+            continue
+        tags: dict[str, list[str]] = {}
+        for line in lines[1:]:
+            tag, _, value = line.partition(": ")
+            tags.setdefault(tag, []).append(value)
+        if "name" in tags:
+            out[tags["id"][0]] = {"name": tags["name"][0], "obsolete": tags.get("is_obsolete") == ["true"],
+                                  "replaced_by": [v.split()[0] for v in tags.get("replaced_by", [])],
+                                  "consider": [v.split()[0] for v in tags.get("consider", [])]}
+    return out
+
+
+def test_every_obsolete_cell_type_names_its_replacement_or_what_to_consider(
+        two: OntologyGrounder, cl_stanzas: dict[str, dict[str, Any]]) -> None:
+    def describe(term_id: str) -> str:
+        return f"{term_id} ({cl_stanzas[term_id]['name']})" if term_id in cl_stanzas else term_id
+
+    seen = {"replaced": 0, "consider": 0, "nothing": 0}
+    for term_id, t in sorted(cl_stanzas.items()):
+        if not t["obsolete"] or not term_id.startswith("CL:"):
+            continue
+        (f,) = two.check_term(term_id, None, None, "$.o", ["u"])
+        head = f"{term_id} ({t['name']}) is obsolete in CL@2026-06-08; "
+        assert (f.rule_id, f.field_path) == ("BEV023", "$.o.id")
+        if len(t["replaced_by"]) == 1:
+            new = t["replaced_by"][0]
+            assert f.message == head + f"it is replaced by {describe(new)}", term_id
+            assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value, f.fix.detail) == (
+                "replace", "$.o.id", new, f"use {describe(new)}"), term_id
+            seen["replaced"] += 1
+        else:
+            options = t["replaced_by"] + t["consider"]
+            named = ", ".join(describe(o) for o in options) if options else "no replacement given"
+            assert (f.message, f.fix) == (head + f"consider {named}", None), term_id
+            seen["consider" if options else "nothing"] += 1
+    assert seen["replaced"] >= 100 and seen["consider"] >= 10 and seen["nothing"] >= 50, seen  # 122, 13, 61
+
+
+def test_an_unknown_cell_type_id_with_a_cell_type_label_names_that_term(
+        two: OntologyGrounder, cl_stanzas: dict[str, dict[str, Any]]) -> None:
+    absent = next(f"CL:{n:07d}" for n in range(9_999_999, 0, -1) if f"CL:{n:07d}" not in cl_stanzas)
+    for cell in CELLS:
+        name = cl_stanzas[cell]["name"]
+        (f,) = two.check_term(absent, name, "cell_type", "$.o", ["u"])
+        hint = f"'{name}' is {cell} ({name})"
+        assert (f.rule_id, f.message) == ("BEV016", f"{absent} does not exist in CL@2026-06-08; {hint}")
+        assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value, f.fix.detail) == (
+            "replace", "$.o.id", cell, hint)
+    (f,) = two.check_term(absent, None, "cell_type", "$.o", ["u"])  # nothing to go by
+    assert (f.rule_id, f.message, f.fix) == ("BEV016", f"{absent} does not exist in CL@2026-06-08; check the id", None)
+    (f,) = two.check_term(absent, "qqqq zzzz", "cell_type", "$.o", ["u"])  # a label like no cell type
+    assert f.message.startswith(f"{absent} does not exist in CL@2026-06-08; ") and f.fix is None
+
+
+def test_a_cell_type_labelled_with_another_term_names_the_term_of_the_label(
+        two: OntologyGrounder, cl_stanzas: dict[str, dict[str, Any]], so_names: dict[str, str]) -> None:
+    for cell, other in zip(CELLS, CELLS[1:] + CELLS[:1], strict=True):
+        name, label = cl_stanzas[cell]["name"], cl_stanzas[other]["name"]
+        (f,) = two.check_term(cell, label, "cell_type", "$.o", ["u"])
+        assert (f.rule_id, f.field_path) == ("BEV017", "$.o.label")
+        assert f.message == (f"'{label}' is not the name or an exact synonym of {cell}, which is '{name}'; "
+                             f"'{label}' is the name of {other} ({label})")
+        assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value, f.fix.detail) == (
+            "replace", "$.o.label", name, f"or cite {other} if '{label}' was meant")
+        # a label of a term outside the root (SO's "gene") is still named, from any loaded release
+        (g,) = two.check_term(cell, so_names["SO:0000704"], "cell_type", "$.o", ["u"])
+        assert g.message == (f"'gene' is not the name or an exact synonym of {cell}, which is '{name}'; "
+                             f"'gene' is the name of SO:0000704 (gene)")
+        assert g.fix is not None and g.fix.detail == "or cite SO:0000704 if 'gene' was meant"
+        (h,) = two.check_term(cell, "qqqq zzzz", "cell_type", "$.o", ["u"])  # a label of nothing
+        assert h.message == f"'qqqq zzzz' is not the name or an exact synonym of {cell}, which is '{name}'"
+        assert h.fix is not None and (h.fix.value, h.fix.detail) == (name, None)
+
+
+def test_a_term_outside_its_kind_s_root_names_the_root_and_the_label_s_term(
+        cell_ontology: Any, cl_stanzas: dict[str, dict[str, Any]]) -> None:
+    t_cell, b_cell = "CL:0000084", "CL:0000236"
+    grounder = OntologyGrounder([cell_ontology], {"t_cell": t_cell})
+    b_name, t_name = cl_stanzas[b_cell]["name"], cl_stanzas[t_cell]["name"]
+    head = f"{b_cell} ({b_name}) is not a t_cell: it is not under {t_cell} ({t_name})"
+    (f,) = grounder.check_term(b_cell, b_name, "t_cell", "$.o", ["u"])
+    assert (f.rule_id, f.field_path, f.message, f.fix) == ("BEV024", "$.o.id", head, None)
+    (f,) = grounder.check_term(b_cell, None, "t_cell", "$.o", ["u"])
+    assert (f.message, f.fix) == (head, None)
+    # the label names a term under the root: it is named, and the fix cites it
+    (f, g) = grounder.check_term(b_cell, t_name, "t_cell", "$.o", ["u"])
+    assert f.rule_id == "BEV017" and g.rule_id == "BEV024"
+    assert g.message == head + f"; '{t_name}' is {t_cell} ({t_name})"
+    assert g.fix is not None and (g.fix.action, g.fix.field_path, g.fix.value) == ("replace", "$.o.id", t_cell)
