@@ -1,0 +1,99 @@
+"""tools/mutation.py's bookkeeping (issue 30): applying a mutant shown by mutmut to today's source, and
+counting what later re-checks killed. mutmut itself is not needed: its outputs are written here in the
+forms mutmut 3.8 writes them (a method shown dedented, with continuation lines as they are in the file;
+``<module>.py.meta`` with ``exit_code_by_key``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools"))
+
+import mutation  # noqa: E402
+
+SOURCE = '''class Grounder:
+    def check(self, see, path):
+        if see:
+            fix = Fix("replace", path, see[0]) \\
+                if len(see) == 1 else None
+            return [finding("BEV023", "merged", path, fix)]
+        close = self.close(path)
+        return []
+'''
+
+# mutmut shows the method at the top level; the continuation line keeps its indentation in the file
+SHOWN = '''# x.check__mutmut_1: survived
+--- src/x.py
++++ src/x.py
+@@ -3,7 +3,7 @@
+     if see:
+         fix = Fix("replace", path, see[0]) \\
+                 if len(see) == 1 else None
+-        return [finding("BEV023", "merged", path, fix)]
++        return [finding(None, "merged", path, fix)]
+     close = self.close(path)
+     return []
+'''
+
+
+def test_a_dedented_method_s_mutant_is_applied_at_its_own_indentation() -> None:
+    out = mutation._apply_by_lines(SOURCE, SHOWN)
+    assert out == SOURCE.replace('finding("BEV023"', "finding(None")
+    compile(out, "x.py", "exec")
+
+
+def test_a_mutant_still_applies_when_code_was_added_beside_it_since_the_run() -> None:
+    grown = SOURCE.replace("        close = self.close(path)\n",
+                           "        if path is None:  # added since the run\n            return []\n"
+                           "        close = self.close(path)\n")
+    out = mutation._apply_by_lines(grown, SHOWN)
+    assert out == grown.replace('finding("BEV023"', "finding(None")
+
+
+def test_a_mutant_whose_lines_are_not_there_or_not_once_is_not_applied() -> None:
+    assert mutation._apply_by_lines(SOURCE.replace('"merged"', '"gone"'), SHOWN) is None
+    twice = SOURCE + SOURCE.replace("class Grounder", "class Other")
+    assert mutation._apply_by_lines(twice, SHOWN) is None  # ambiguous: applied nowhere
+
+
+def test_removed_lines_are_replaced_at_the_indentation_of_the_first() -> None:
+    shown = """@@ -3,6 +3,5 @@
+     if see:
+-        fix = Fix("replace", path, see[0]) \\
+-                if len(see) == 1 else None
++        fix = None
+         return [finding("BEV023", "merged", path, fix)]
+     close = self.close(path)
+"""
+    out = mutation._apply_by_lines(SOURCE, shown)
+    assert out == SOURCE.replace("""Fix("replace", path, see[0]) \\
+                if len(see) == 1 else None""", "None")
+    compile(out, "x.py", "exec")
+
+
+def test_the_table_counts_what_a_later_recheck_killed(tmp_path: Path) -> None:
+    run = tmp_path / "quotes"
+    meta = run / "mutants" / "src" / "bioevidence" / "gate" / "grounders" / "align.py.meta"
+    meta.parent.mkdir(parents=True)
+    keys = {"m.a_1": 1, "m.a_2": 0, "m.a_3": 0, "m.a_4": None, "m.a_5": 33, "m.a_6": None}
+    meta.write_text(json.dumps({"exit_code_by_key": keys}), encoding="utf-8")
+    rows = [{"mutant": "m.a_2", "killed": True}, {"mutant": "m.a_4", "killed": True},
+            {"mutant": "m.a_5", "killed": True}, {"mutant": "m.a_3", "killed": False}]
+    (tmp_path / "quotes-applied.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    group = mutation.Group(0.9, ("gate/grounders/align.py",), ())
+    counted = mutation.outcome(run, group)["gate/grounders/align.py"]
+    assert (counted["killed"], counted["killed since"], counted["survived"], counted["not checked"]) == (1, 3, 1, 1)
+    assert counted["survivors"] == ["m.a_3"] and counted["unchecked"] == ["m.a_6"]
+    assert counted["killed_share"] == pytest.approx(4 / 5)  # of the five checked, the unchecked one aside
+
+
+def test_a_recheck_is_keyed_by_the_tests_content(tmp_path: Path) -> None:
+    one = mutation._tests_version(["tests/test_mutation_tool.py"])
+    assert one == mutation._tests_version(["tests/test_mutation_tool.py"])
+    assert one != mutation._tests_version(["tests/test_mutation_tool.py"], keyword="not slow")
+    assert one != mutation._tests_version(["tests/test_mutation_tool.py", "tests/test_io.py"])
