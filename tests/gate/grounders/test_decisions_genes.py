@@ -287,7 +287,18 @@ def test_an_hgnc_id_written_another_way_names_the_gene_meant(grounder: GeneGroun
             f = _one(grounder.check_entity(_entity(curie, label), ENTITY, USES))
             assert (f.rule_id, f.field_path) == ("BEV024", f"{ENTITY}.id")
             assert f.message == f"{curie!r} {how}: HGNC ids are written HGNC:<number>; {whose} {hgnc_id} ({symbol})"
-            assert f.fix is not None and (f.fix.field_path, f.fix.value) == (f"{ENTITY}.id", hgnc_id)
+            assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value, f.fix.detail) == (
+                "replace", f"{ENTITY}.id", hgnc_id, f"use {hgnc_id}")
+        # written the same way as a gene of another type (a protein): still the wrong form, and named
+        if written.lower().startswith("hgnc:"):
+            f = _one(grounder.check_entity(_entity(curie, None, kind="protein"), ENTITY, USES))
+            assert f.message == f"{curie!r} {how}: HGNC ids are written HGNC:<number>; the gene meant is " \
+                                f"{hgnc_id} ({symbol})"
+    # an id HGNC does not have, written another way: the form is named, no gene is meant and none fixed
+    absent = next(str(n) for n in range(99_999_999, 0, -1) if f"HGNC:{n}" not in truth.rows)
+    curie = written.format(n=absent)
+    f = _one(grounder.check_entity(_entity(curie, None), ENTITY, USES))
+    assert (f.rule_id, f.message, f.fix) == ("BEV024", f"{curie!r} {how}: HGNC ids are written HGNC:<number>", None)
 
 
 def test_a_gene_whose_id_is_its_symbol_or_another_namespace(grounder: GeneGrounder, truth: Truth) -> None:
