@@ -94,3 +94,20 @@ def test_the_shared_data_holds_variant_and_subset_releases(shared_data: Path) ->
     assert any("ontology: cl/cl-basic" in h for h in heads.values())
     assert any(re.search(r"^data-version: \w+/releases/\d{4}-\d{2}-\d{2}/", h, re.M) for h in heads.values())
     assert any("data-version:" not in h for h in heads.values())
+
+
+def test_a_release_tagged_with_a_v_is_pinned_by_its_date(tmp_path: Path, cache_dir: Path) -> None:
+    """Some ontologies tag releases ``v2026-04-15`` (VBO's GitHub releases): the tag's ``v`` is not part
+    of the date, on the release's side as on the record's."""
+    obo = tmp_path / "vbo.obo"
+    obo.write_text("format-version: 1.2\ndata-version: vbo/releases/v2026-04-15/vbo.owl\nontology: vbo\n\n"
+                   "[Term]\nid: VBO:0200800\nname: Labrador Retriever\n\n"
+                   "[Term]\nid: VBO:0200335\nname: Dachshund\n", encoding="utf-8")
+    grounder = OntologyGrounder([load_ontology(obo, cache_root=cache_dir)])
+    assert grounder.name == "ontology:VBO@v2026-04-15"
+    for tag in ("VBO:v2026-04-15", "VBO:2026-04-15"):
+        assert grounder.ground(_record([tag])).findings == [], tag
+    (f,) = grounder.ground(_record(["VBO:v2025-01-01"])).findings
+    assert f.rule_id == "BEV017" and f.message.startswith(
+        "the scope names VBO release 2025-01-01, but the pinned release is v2026-04-15")
+    assert f.fix is not None and (f.fix.action, f.fix.value) == ("replace", "VBO:v2026-04-15")
