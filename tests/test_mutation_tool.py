@@ -83,7 +83,7 @@ def test_the_table_counts_what_a_later_recheck_killed(tmp_path: Path) -> None:
     keys = {"m.a_1": 1, "m.a_2": 0, "m.a_3": 0, "m.a_4": None, "m.a_5": 33, "m.a_6": None}
     meta.write_text(json.dumps({"exit_code_by_key": keys}), encoding="utf-8")
     rows = [{"mutant": "m.a_2", "killed": True}, {"mutant": "m.a_4", "killed": True},
-            {"mutant": "m.a_5", "killed": True}, {"mutant": "m.a_3", "killed": False}]
+            {"mutant": "m.a_5", "killed": True}, {"mutant": "m.a_3", "killed": False, "exit": 0}]
     (tmp_path / "quotes-applied.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     group = mutation.Group(0.9, ("gate/grounders/align.py",), ())
     counted = mutation.outcome(run, group)["gate/grounders/align.py"]
@@ -97,3 +97,16 @@ def test_a_recheck_is_keyed_by_the_tests_content(tmp_path: Path) -> None:
     assert one == mutation._tests_version(["tests/test_mutation_tool.py"])
     assert one != mutation._tests_version(["tests/test_mutation_tool.py"], keyword="not slow")
     assert one != mutation._tests_version(["tests/test_mutation_tool.py", "tests/test_io.py"])
+
+
+def test_a_mutant_the_run_never_reached_counts_as_survived_once_a_recheck_ran_it(tmp_path: Path) -> None:
+    run = tmp_path / "text"
+    meta = run / "mutants" / "src" / "bioevidence" / "text" / "tokens.py.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"exit_code_by_key": {"t_1": None, "t_2": None, "t_3": None}}), encoding="utf-8")
+    rows = [{"mutant": "t_1", "killed": True, "exit": 1}, {"mutant": "t_2", "killed": False, "exit": 0},
+            {"mutant": "t_3", "killed": False, "exit": "not applicable"}]
+    (tmp_path / "text-applied.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    counted = mutation.outcome(run, mutation.Group(0.9, ("text/tokens.py",), ()))["text/tokens.py"]
+    assert (counted["killed since"], counted["survived"], counted["not checked"]) == (1, 1, 1)
+    assert counted["killed_share"] == pytest.approx(1 / 2)

@@ -167,7 +167,7 @@ def outcome(where: Path, group: Group) -> dict[str, dict[str, object]]:
     files); a survivor or unchecked mutant that a later ``--recheck --applied`` killed counts as "killed
     since" (and as killed in the share)."""
     out: dict[str, dict[str, object]] = {}
-    killed_since = killed_by_recheck(where)
+    killed_since, rechecked = killed_by_recheck(where), rechecked_alive(where)
     for module in group.modules:
         meta = where / "mutants" / PKG / f"{module}.meta"
         codes: dict[str, int | None] = {}
@@ -179,6 +179,8 @@ def outcome(where: Path, group: Group) -> dict[str, dict[str, object]]:
             status = "not checked" if code is None else STATUS.get(code, "suspicious")
             if status in ("survived", "not checked", "no tests") and key in killed_since:
                 status = "killed since"
+            elif status == "not checked" and key in rechecked:  # run by a recheck only, and not killed
+                status = "survived"
             counts[status] = counts.get(status, 0) + 1
             if status == "survived":
                 survivors.append(key)
@@ -209,13 +211,21 @@ def _tests_version(tests: list[str], keyword: str = "") -> str:
     return digest.hexdigest()[:16]
 
 
-def killed_by_recheck(where: Path) -> set[str]:
-    """The mutants of the run in ``where`` that a later ``--recheck --applied`` killed."""
+def _applied_rows(where: Path) -> list[dict[str, object]]:
     log = _applied_log(where)
     if not log.is_file():
-        return set()
-    rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {str(r["mutant"]) for r in rows if r.get("killed")}
+        return []
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def killed_by_recheck(where: Path) -> set[str]:
+    """The mutants of the run in ``where`` that a later ``--recheck --applied`` killed."""
+    return {str(r["mutant"]) for r in _applied_rows(where) if r.get("killed")}
+
+
+def rechecked_alive(where: Path) -> set[str]:
+    """The mutants a ``--recheck --applied`` ran to the end with every test passing (exit 0)."""
+    return {str(r["mutant"]) for r in _applied_rows(where) if not r.get("killed") and r.get("exit") == 0}
 
 
 def named(work: Path) -> list[dict[str, object]]:
