@@ -579,3 +579,24 @@ def test_a_quote_ending_before_the_hyphen_of_a_word_is_found_with_the_word_named
             False, "ends", f"{m.group(1)}-{tail.group(1)}", f"-{tail.group(1)}", False), quote
         seen += 1
     assert seen >= 10, seen
+
+
+def test_a_quote_in_quotation_marks_or_with_a_final_full_stop_is_the_same_quote(papers: list[Any]) -> None:
+    """Outer quotation marks of any kind (straight, curly, single, double, or mixed: "…", “…”, '…', ‘…’, “…’)
+    and a final full stop are not part of a quote: it is found where the bare quote is, the same text."""
+    seen = 0
+    for paper, passage in _prose(papers):
+        for m in re.finditer(r"(?<=[.;] )([A-Z][a-z]+(?: [a-z]+){3,6})(?=[ ,])", passage.text):
+            bare = m.group(1)
+            hit = paper.locate(bare)
+            if hit is None:
+                continue
+            for left, right in (('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"), ("“", "’")):
+                for quote in (f"{left}{bare}{right}", f"  {left} {bare}. {right} ", f"{left}{bare}.{right}",
+                              f"{bare}.", f"{bare} . "):
+                    again = paper.locate(quote)
+                    assert again is not None and (again.passage, again.start, again.end) == (
+                        hit.passage, hit.start, hit.end), quote
+            seen += 1
+            break
+    assert seen >= 20, seen
