@@ -323,3 +323,19 @@ def test_a_term_outside_its_kind_s_root_names_the_root_and_the_label_s_term(
     assert f.rule_id == "BEV017" and g.rule_id == "BEV024"
     assert g.message == head + f"; '{t_name}' is {t_cell} ({t_name})"
     assert g.fix is not None and (g.fix.action, g.fix.field_path, g.fix.value) == ("replace", "$.o.id", t_cell)
+
+
+def test_a_label_several_terms_carry_names_the_first_three(two: OntologyGrounder, cell_ontology: Any,
+                                                           cl_stanzas: dict[str, dict[str, Any]]) -> None:
+    """'Mo.6c+II' is an exact synonym of four monocyte terms (which four is the label index's matter,
+    checked elsewhere): citing another cell type with it names the first three, each described."""
+    label = "Mo.6c+II"
+    owners = list(cell_ontology.owners(label))
+    assert len(owners) == 4
+    (f,) = two.check_term("CL:0000084", label, "cell_type", "$.o", ["u"])
+    named = "; ".join(f"'{label}' is an exact synonym of {t} ({cl_stanzas[t]['name']})" for t in owners[:3])
+    assert f.message == (f"'{label}' is not the name or an exact synonym of CL:0000084, which is 'T cell'; {named}")
+    # an unknown id with a label of a term outside the root (SO's "gene") names no cell type and fixes nothing
+    absent = next(f"CL:{n:07d}" for n in range(9_999_999, 0, -1) if f"CL:{n:07d}" not in cl_stanzas)
+    (g,) = two.check_term(absent, "gene", "cell_type", "$.o", ["u"])
+    assert g.rule_id == "BEV016" and g.fix is None and "SO:0000704" not in g.message
