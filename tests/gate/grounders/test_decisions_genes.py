@@ -380,3 +380,34 @@ def test_every_kind_of_old_symbol_in_a_locator_is_fixed_in_place(shared_data: Pa
         assert (f.rule_id, f.field_path) == ("BEV023", "$.evidence_items[0].locator"), old
         assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value) == (
             "replace", "$.evidence_items[0].locator", f"table=2; gene={new}"), old
+
+
+def test_a_record_s_gene_entities_locators_and_scope_through_ground(grounder: GeneGrounder, truth: Truth) -> None:
+    """``ground`` over a whole record: an HGNC id is checked whatever the entity's type, at its own path;
+    a non-human scope names every taxon it holds; a locator's fragment (after the first ``#``) is kept
+    out of the gene key and in the fix."""
+    uses = ["research_summary", "reference_annotation"]
+    absent = next(f"HGNC:{n}" for n in range(99_999_999, 0, -1) if f"HGNC:{n}" not in truth.rows)
+
+    def record(subject: dict[str, Any], scope: list[str], items: list[dict[str, str]]) -> dict[str, Any]:
+        return {"requested_uses": uses, "evidence_items": items, "statement": {
+            "subject": subject, "predicate": "associated_with",
+            "object": {"id": "MONDO:0005105", "label": "melanoma", "entity_type": "disease"}, "scope": scope}}
+
+    for kind in ("protein", "gene", "variant"):
+        (f,) = grounder.ground(record({"id": absent, "label": "x", "entity_type": kind}, [], [])).findings
+        assert (f.rule_id, f.field_path, f.blocking_uses) == ("BEV016", "$.statement.subject.id", uses), kind
+        assert f.message == f"{absent} does not exist in HGNC@2026-09-30"
+    (f,) = grounder.ground(record({"id": "HGNC:1097", "label": "BRAF", "entity_type": "gene"},
+                                  ["NCBITaxon:10090", "NCBITaxon:10116"], [])).findings
+    assert (f.rule_id, f.field_path, f.blocking_uses) == ("BEV015", "$.statement.scope", uses)
+    assert f.message == ("the scope names NCBITaxon:10090, NCBITaxon:10116; HGNC@2026-09-30 covers human genes "
+                         "only, so the genes cannot be confirmed")
+    braf = truth.approved["BRAF"]
+    (f,) = grounder.ground(record({"id": "MONDO:0005105", "label": "melanoma", "entity_type": "disease"}, [],
+                                  [{"id": "e", "locator": "table=2; gene=braf#row#3"}])).findings
+    assert (f.rule_id, f.field_path) == ("BEV023", "$.evidence_items[0].locator")
+    assert f.message == (f"'braf' is not an approved symbol; the approved symbol is 'BRAF' ({braf}) "
+                         "(gene symbols are case-sensitive)")
+    assert f.fix is not None and (f.fix.action, f.fix.field_path, f.fix.value) == (
+        "replace", "$.evidence_items[0].locator", "table=2; gene=BRAF#row#3")
