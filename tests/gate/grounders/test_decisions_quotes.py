@@ -600,3 +600,22 @@ def test_a_quote_in_quotation_marks_or_with_a_final_full_stop_is_the_same_quote(
             seen += 1
             break
     assert seen >= 20, seen
+
+
+def test_a_quote_whose_first_word_is_broken_at_a_line_end_hyphen_is_found(papers: list[Any]) -> None:
+    """Copied from a PDF, a quote can start "resis- tance to gefitinib": the paper's word, broken with a
+    hyphen and a space. It is found where the unbroken quote is, whatever the case of its first letter."""
+    seen = 0
+    for paper, passage in _prose(papers):
+        for m in re.finditer(r"(?<= )([a-z]{8,})((?: [a-z]+){3})(?=[ ,.])", passage.text):
+            word, rest = m.group(1), m.group(2)
+            hit = paper.locate(word + rest)
+            if hit is None or hit.text != word + rest:
+                continue
+            for broken in (f"{word[:4]}- {word[4:]}{rest}", f"{word[:4].capitalize()}- {word[4:]}{rest}"):
+                again = paper.locate(broken)
+                assert again is not None and (again.passage, again.start, again.end) == (
+                    hit.passage, hit.start, hit.end), broken
+            seen += 1
+            break
+    assert seen >= 20, seen
