@@ -279,20 +279,6 @@ def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = 
     return rows
 
 
-def _blocks(shown: str) -> tuple[str, str] | None:
-    """The function text before and after a mutant, from ``mutmut show``'s one-hunk diff."""
-    lines = [line for line in shown.splitlines() if line[:1] in (" ", "-", "+") and not line.startswith(("---", "+++"))]
-    if not lines:
-        return None
-    old = "\n".join(line[1:] for line in lines if line[0] in " -")
-    new = "\n".join(line[1:] for line in lines if line[0] in " +")
-    return old, new
-
-
-def _indent(block: str, pad: str) -> str:
-    return "\n".join(pad + line if line else line for line in block.split("\n"))
-
-
 def _apply_by_lines(source: str, shown: str) -> str | None:
     """``source`` with ``mutmut show``'s hunk applied line by line, compared without indentation (mutmut
     shows a method dedented, but not its continuation lines); None unless the hunk's old lines occur
@@ -333,9 +319,9 @@ def _apply_by_lines(source: str, shown: str) -> str | None:
 def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match: str = "",
                     keyword: str = "", fresh: bool = False, unchecked: bool = False) -> list[dict[str, object]]:
     """Each survivor of the last run of ``name`` written into a copy of today's tree as plain code (its
-    diff applied to the function, no trampoline: mutmut's trampolines slow hot loops tens of times),
-    then ``tests`` run (``-x``, ``-k keyword``): killed when they fail; "not applicable" when the function
-    changed since the run. The grounder cache is shared when the group allows it. ``unchecked``: the
+    hunk applied by :func:`_apply_by_lines`; no trampoline: mutmut's trampolines slow hot loops tens of
+    times), then ``tests`` run (``-x``, ``-k keyword``): killed when they fail; "not applicable" when its
+    lines are no longer in the source. The grounder cache is shared when the group allows it. ``unchecked``: the
     mutants the run did not reach too. Each result is appended to ``<work>/<name>-applied.jsonl`` as it
     comes (a stopped recheck keeps what it did; mutants already killed there are not run again), and the
     group's table counts them."""
@@ -361,12 +347,7 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
             module = mutant.split(".x")[0].replace(".", "/").removeprefix("bioevidence/")
             target = tree / PKG / f"{module}.py"
             original = target.read_text(encoding="utf-8")
-            change = _blocks(diff(work / name, mutant))
-            # mutmut shows a method dedented to the top level: find it at its own indent in the file
-            placed = [(o, n) for o, n in ((_indent(change[0], pad), _indent(change[1], pad))
-                                          for pad in ("", "    ", "        ")) if original.count(o) == 1] \
-                if change is not None else []
-            patched = original.replace(*placed[0]) if placed else _apply_by_lines(original, diff(work / name, mutant))
+            patched = _apply_by_lines(original, diff(work / name, mutant))
             if patched is None:
                 rows.append({"mutant": mutant, "killed": False, "exit": "not applicable", "by": []})
                 continue

@@ -581,6 +581,12 @@ def test_a_quote_ending_before_the_hyphen_of_a_word_is_found_with_the_word_named
     assert seen >= 10, seen
 
 
+def _found_at(paper: Any, quote: str, hit: Any) -> bool:
+    """The quote is located at the same place of the same passage as ``hit``."""
+    again = paper.locate(quote)
+    return again is not None and (again.passage, again.start, again.end) == (hit.passage, hit.start, hit.end)
+
+
 def test_a_quote_in_quotation_marks_or_with_a_final_full_stop_is_the_same_quote(papers: list[Any]) -> None:
     """Outer quotation marks of any kind (straight, curly, single, double, or mixed: "…", “…”, '…', ‘…’, “…’)
     and a final full stop are not part of a quote: it is found where the bare quote is, the same text."""
@@ -594,9 +600,7 @@ def test_a_quote_in_quotation_marks_or_with_a_final_full_stop_is_the_same_quote(
             for left, right in (('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"), ("“", "’")):
                 for quote in (f"{left}{bare}{right}", f"  {left} {bare}. {right} ", f"{left}{bare}.{right}",
                               f"{bare}.", f"{bare} . "):
-                    again = paper.locate(quote)
-                    assert again is not None and (again.passage, again.start, again.end) == (
-                        hit.passage, hit.start, hit.end), quote
+                    assert _found_at(paper, quote, hit), quote
             seen += 1
             break
     assert seen >= 20, seen
@@ -613,9 +617,7 @@ def test_a_quote_whose_first_word_is_broken_at_a_line_end_hyphen_is_found(papers
             if hit is None or hit.text != word + rest:
                 continue
             for broken in (f"{word[:4]}- {word[4:]}{rest}", f"{word[:4].capitalize()}- {word[4:]}{rest}"):
-                again = paper.locate(broken)
-                assert again is not None and (again.passage, again.start, again.end) == (
-                    hit.passage, hit.start, hit.end), broken
+                assert _found_at(paper, broken, hit), broken
             seen += 1
             break
     assert seen >= 20, seen
