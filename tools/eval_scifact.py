@@ -4,8 +4,7 @@ Usage::
 
     .venv/bin/python tools/eval_scifact.py [--data ../shared/data] [--index /tmp/scifact_index]
         [--title-boost 0] [--judge-weight 0.3] [--synonym-weight 0.35] [--title-weight 0.1]
-        [--phrase-weight 0.1] [--min-fraction 0.15] [--no-lexicon] [--plain]
-        [--no-lexicon] [--plain]
+        [--phrase-weight 0.1] [--min-fraction 0.15] [--no-lexicon] [--plain] [--no-feedback]
 
 Metrics: BEIR-protocol nDCG@10 and recall@10 over every claim (relevant = cited_doc_ids);
 the share of gold rationale sentences among the first 5 and 10 returned sentences (items in
@@ -48,6 +47,7 @@ def main() -> None:
     ap.add_argument("--min-fraction", type=float, default=LexicalJudge().min_fraction)
     ap.add_argument("--no-lexicon", action="store_true")
     ap.add_argument("--plain", action="store_true", help="broad subquery only, no title boost, no judge")
+    ap.add_argument("--no-feedback", action="store_true", help="without RM3 feedback (on by default for bm25)")
     ap.add_argument("--limit", type=int, default=0, help="first N claims only (0 = all)")
     ap.add_argument("--stance-model", help="label stance with this model (LLMStance) instead of the lexical rule")
     ap.add_argument("--base-url", help="OpenAI-compatible server for --stance-model [default: $OPENAI_BASE_URL]")
@@ -78,7 +78,8 @@ def main() -> None:
                     scoring=Scoring(title_boost=0.0 if args.plain else args.title_boost),
                     settings=Settings(judge_weight=0.0 if args.plain else args.judge_weight, top_k=10,
                                       max_abstract_papers=10),
-                    judge=LexicalJudge(min_fraction=0.0 if args.plain else args.min_fraction))
+                    judge=LexicalJudge(min_fraction=0.0 if args.plain else args.min_fraction),
+                    feedback=None if args.no_feedback or args.plain else "auto")
     beir, recall, ev_ndcg, lat = [], [], [], []
     tp = fp = fn = 0
     at: dict[int, list[int]] = {5: [0, 0], 10: [0, 0]}  # gold rationale sentences among the first k returned
@@ -129,7 +130,8 @@ def main() -> None:
     mode = "plain BM25 (stemmed, broad query only)" if args.plain else (
         f"offline planner+judge (title_boost={args.title_boost}, judge_weight={args.judge_weight}, "
         f"synonym={args.synonym_weight}, title={args.title_weight}, phrase={args.phrase_weight}, "
-        f"min_fraction={args.min_fraction}, lexicon={lexicon is not None})")
+        f"min_fraction={args.min_fraction}, lexicon={lexicon is not None}, "
+        f"feedback={'off' if lib.feedback is None else 'RM3'})")
     print(f"SciFact train, {len(claims)} claims ({len(ev_ndcg)} with evidence) — {mode}")
     print(f"BEIR nDCG@10        {statistics.mean(beir):.4f}")
     print(f"BEIR recall@10      {statistics.mean(recall):.4f}")

@@ -81,6 +81,7 @@ def test_ask_uses_the_best_retriever_installed_by_default_and_says_which(
     assert default.exit_code == 0 and asked.exit_code == 0, default.output + asked.output
     made = json.loads(default.output)["provenance"]
     assert made["retriever"] == "hybrid" and "dense vectors" in made["retriever_why"], made
+    assert made["feedback"] is None, made  # RM3 was measured on bm25 only
     assert ([p["doc_id"] for p in json.loads(default.output)["papers"]]
             == [p["doc_id"] for p in json.loads(asked.output)["papers"]])
     assert json.loads(asked.output)["provenance"]["retriever_why"] == "asked for"
@@ -93,6 +94,7 @@ def test_ask_uses_the_best_retriever_installed_by_default_and_says_which(
     assert plain.exit_code == 0, plain.output
     made = json.loads(plain.output)["provenance"]
     assert made["retriever"] == "bm25" and "--dense" in made["retriever_why"], made
+    assert made["feedback"].startswith("RM3 from the first 1 paper"), made
     bm25 = CliRunner().invoke(cli, ["ask", question, "--index", str(index), "--json", "--retriever", "bm25"])
     assert ([p["doc_id"] for p in json.loads(plain.output)["papers"]]
             == [p["doc_id"] for p in json.loads(bm25.output)["papers"]])

@@ -195,6 +195,9 @@ def _ask_options(f: Any) -> Any:
                                              "(docs/librarian.md); auto: hybrid when the index has dense "
                                              "vectors and their model is installed, else bm25. The output "
                                              "says which was used and why."),
+        click.option("--feedback/--no-feedback", default=True, show_default=True,
+                     help="RM3 pseudo-relevance feedback when the retriever is bm25 over a local index: the "
+                          "first paper's title and abstract add terms to the question (docs/librarian.md)."),
         click.option("--json", "as_json", is_flag=True, help="Same as --format json."),
     ]
     for option in reversed(options):
@@ -256,7 +259,7 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
              vocabularies: tuple[Path, ...], model: str | None,
              base_url: str | None, stance: str, model_timeout: float, model_context: int | None,
              judge_papers: int | None, judge_workers: int, as_json: bool, answer: bool,
-             retriever: str = "auto") -> None:
+             retriever: str = "auto", feedback: bool = True) -> None:
     from ..io import atomic_write_text
     from ..librarian.librarian import Librarian
     from ..librarian.render import render
@@ -298,7 +301,8 @@ def _run_ask(*, question: str | None, questions: Path | None, backend: str, inde
             raise ConfigurationError("--index DIR is required with --backend local; build one with "
                                      "`bioevidence index build SOURCE... --index DIR`")
         lib = Librarian(index_dir, references=references, vocabularies=vocabularies, progress=progress,
-                        planner=plan_with, judge=judge_with, llm=llm, retriever=retriever)
+                        planner=plan_with, judge=judge_with, llm=llm, retriever=retriever,
+                        feedback="auto" if feedback else None)
     batch = _questions(questions) if questions is not None else [("", question or "")]
     chunks: list[str] = []
     try:

@@ -7,17 +7,23 @@ that occur in at most ``max_df`` of the index's documents), cut to its ``terms``
 scaled to sum 1; the relevance model is the sum of those vectors weighted by each paper's fused
 score, cut to its ``terms`` heaviest and scaled to sum 1. The question's own terms (the broad
 subquery's, each 1/|q|) are interpolated with it, ``original_weight`` · question + (1 −
-``original_weight``) · model, and the expanded query is scored by BM25 over ``_ALL`` (each term's
-BM25 times its weight). Its 50 best papers replace the broad subquery's hits (``mode`` "replace") or
-join them as one more subquery of weight ``weight`` ("add"), and the subqueries are fused again; the
+``original_weight``) · model, and the expanded query is scored by BM25, each term's score times its
+weight (the question's terms as the broad subquery scores them, the feedback terms over ``FB_FIELD``).
+Its 50 best papers replace the broad subquery's hits (``mode`` "replace") or join them as one more
+subquery of weight ``weight`` ("add"), and the subqueries are fused again; the
 title and synonym subqueries are unchanged.
 
-Off by default (``Librarian(..., feedback=Feedback())`` turns it on; a local index only). The
-defaults (1 document, 20 terms, original weight 0.7) were chosen on SciFact's tuning claims, where they
-lift `--retriever bm25` (Anserini's 10 / 10 / 0.5 lose 0.04 nDCG@10 there: a claim has about one
-relevant abstract); on full-text papers the one feedback paper's rare terms can push every other
-paper far below it, so an answer's sentences come from that paper alone, which is why it is not the
-default. docs/librarian.md has the figures.
+Feedback terms are counted (the ``max_df`` cut) and scored over titles and abstracts (``FB_FIELD``),
+where the model comes from: over full texts nearly every topical word is in more than 10% of the papers,
+and the few left are the feedback paper's own rare words, which lift it alone.
+
+On by default for ``--retriever bm25`` over a local index (``Librarian(..., feedback="auto")``; ``None``
+or ``--no-feedback`` turns it off; hybrid and dense were not measured with it). The defaults (1
+document, 20 terms, original weight 0.7) were chosen on SciFact's tuning claims, where they lift
+``--retriever bm25`` (Anserini's 10 / 10 / 0.5 lose 0.04 nDCG@10 there: a claim has about one relevant
+abstract). Feedback re-orders the papers; the sentence ranking keeps each paper's fused score before
+feedback as its prior (``Paper.base``), so the feedback paper's words do not draw every sentence from
+it. docs/librarian.md has the figures.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from .results import Paper
 
 __all__ = ["Feedback", "expand", "feed_back", "relevance_model"]
 
+FB_FIELD = "TITLE_ABS"  # the field feedback terms are counted and scored over
 _TERM = re.compile(r"[a-z0-9]{2,20}")
 
 
@@ -51,6 +58,10 @@ class Feedback:
     #: more subquery of weight ``weight``, the broad subquery's hits kept
     mode: str = "replace"
     weight: float = 1.0
+    #: False (tried: SciFact tune 0.7191 -> 0.7039): a feedback paper's RM3 score is capped at the best
+    #: other paper's, so terms taken from a paper cannot lift it above every other paper by themselves
+    self_boost: bool = True
+    min_df: int = 1  # documents below which a term is not a feedback term (2 / 3 tried: tune 0.7190 / 0.7186)
 
     def __post_init__(self) -> None:
         if self.mode not in ("replace", "add"):
@@ -71,7 +82,10 @@ def relevance_model(index: LocalIndex, papers: list[Paper], fb: Feedback, field:
 
     def frequent(term: str) -> bool:
         tid = vocab.get(term)
-        return tid is None or tid + 1 >= len(indptr) or int(indptr[tid + 1] - indptr[tid]) > limit
+        if tid is None or tid + 1 >= len(indptr):
+            return True
+        df = int(indptr[tid + 1] - indptr[tid])
+        return df > limit or df < fb.min_df
 
     model: dict[str, float] = {}
     for paper in papers[: fb.docs]:
@@ -103,7 +117,7 @@ def expand(backend: LocalBackend, broad: str, pool: list[Paper], fb: Feedback, *
     import numpy as np
 
     index = backend.index
-    model = relevance_model(index, pool, fb)
+    model = relevance_model(index, pool, fb, FB_FIELD)
     result = validate(broad)
     if not model or not result.valid or result.ast is None:
         return [], model
@@ -111,7 +125,14 @@ def expand(backend: LocalBackend, broad: str, pool: list[Paper], fb: Feedback, *
     size = len(_tokens(result.ast)) or 1
     scores = fb.original_weight / size * np.asarray(original, dtype=np.float64)
     for term, weight in model.items():
-        scores += (1.0 - fb.original_weight) * weight * index.scores("_ALL", [term])
+        scores += (1.0 - fb.original_weight) * weight * index.scores(FB_FIELD, [term])
+    if not fb.self_boost:
+        own = [p.doc.idx for p in pool[: fb.docs]]
+        others = np.delete(scores, own)
+        if others.size:
+            cap = float(others.max())
+            for i in own:
+                scores[i] = min(scores[i], cap)
     idx = np.flatnonzero(scores > 0)
     if idx.size == 0:
         return [], model

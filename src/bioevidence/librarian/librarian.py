@@ -116,7 +116,7 @@ class Librarian:
                  settings: Settings | None = None, scoring: Scoring | None = None,
                  judge: LexicalJudge | LLMJudge | str | None = None, planner: Any = None, llm: Any = None,
                  progress: Callable[[str], None] | None = None, retriever: str = "auto",
-                 fusion: Any = None, stance_model: Any = None, feedback: Feedback | None = None) -> None:
+                 fusion: Any = None, stance_model: Any = None, feedback: Feedback | str | None = "auto") -> None:
         if index is None and backend is None:
             raise ConfigurationError("give a local index folder or a backend; build an index with "
                                      "`bioevidence index build SOURCE... --index DIR`")
@@ -163,8 +163,13 @@ class Librarian:
             if self.index is None:
                 raise ConfigurationError(f"--retriever {retriever} needs a local index with dense vectors")
             self.dense = DenseRetriever(self.index, **({"spec": fusion} if fusion is not None else {}))
-        # RM3 over the fused lexical pool (.feedback), local index only; None (the default): off
-        self.feedback = feedback
+        # RM3 over the fused lexical pool (.feedback), local index only. "auto" (the default): on for
+        # bm25 over a local index, where it was measured (docs/librarian.md); None: off
+        if feedback == "auto":
+            feedback = Feedback() if self.retriever == "bm25" and isinstance(self.backend, LocalBackend) else None
+        elif isinstance(feedback, str):
+            raise ConfigurationError(f"feedback {feedback!r}: use 'auto', None or a Feedback(...)")
+        self.feedback: Feedback | None = feedback
 
     @property
     def idf(self) -> dict[str, float]:
@@ -205,7 +210,10 @@ class Librarian:
         if self.feedback is not None and isinstance(self.backend, LocalBackend) and pool:
             results, feedback_terms = feed_back(self.backend, plan, results, pool, self.feedback,
                                             limit=self.settings.per_subquery)
+            base = {p.doc.idx: p.fused for p in pool}
             pool = fuse(results)
+            for paper in pool:
+                paper.base = base.get(paper.doc.idx, 0.0)
         else:
             feedback_terms = {}
         if self.dense is not None:
@@ -248,6 +256,9 @@ class Librarian:
                  else "Europe PMC" if "EuropePMC" in type(self.backend).__name__ else type(self.backend).__name__)
         return {"tool": f"bioevidence {__version__}", "searched": where,
                 "retriever": self.retriever, "retriever_why": self.retriever_why,
+                "feedback": (None if self.feedback is None else
+                             f"RM3 from the first {self.feedback.docs} paper(s), {self.feedback.terms} terms, "
+                             f"original weight {self.feedback.original_weight}"),
                 "releases": list(self.lexicon.releases) if self.lexicon is not None else []}
 
     def _rank(self, question: str, plan: Plan, pool: list[Paper], index: LocalIndex, idf: dict[str, float],
@@ -268,10 +279,13 @@ class Librarian:
                         else "the LLM judge rejected every candidate")
         else:
             top_fused = max((p.fused for p in pool), default=1.0) or 1.0
+            top_base = max((p.fused if p.base is None else p.base for p in pool), default=1.0) or 1.0
             for paper in pool:
                 self._judge_paper(index, paper, terms, pscores)
                 best = max((x[0] for x in paper.scored), default=0.0)
                 paper.score = paper.fused / top_fused + s.judge_weight * best
+                paper.prior = (paper.score if paper.base is None
+                               else paper.base / top_base + s.judge_weight * best)
             rejected = "the judge rejected every candidate"
         accepted = sorted((p for p in pool if p.accepted), key=lambda p: (-p.score, p.doc.idx))
         fallback = None
@@ -317,7 +331,7 @@ class Librarian:
                 last = max(1, len(row.sentences) - 1)
                 # the LLM judge's order (judged) when it ranked; else BM25 of the question's terms
                 score = judged if isinstance(self.judge, LLMJudge) else relevance(terms, weights)
-                candidates.append(Candidate(n, paper.score, row, i, score, section_type(row), i / last,
+                candidates.append(Candidate(n, paper.prior, row, i, score, section_type(row), i / last,
                                             sectioned(row), finding, number, background))
         self._candidates = candidates
         out: list[Span] = []
@@ -376,7 +390,7 @@ class Librarian:
             paper = pool[key]
             paper.scored = [(1.0 / (n + 1), row, i) for n, (row, i) in enumerate(ruling.cited)]
             paper.accepted = bool(paper.scored)
-            paper.score = ruling.score
+            paper.score = paper.prior = ruling.score
         return report
 
     def _judge_paper(self, index: LocalIndex, paper: Paper, terms: QueryTerms, pscores: Any) -> None:

@@ -98,7 +98,8 @@ def _plan(result: dict[str, Any]) -> list[str]:
 
 def retrieved_with(made: dict[str, Any]) -> str:
     """``hybrid (auto: the index has dense vectors …)`` from an answer's provenance."""
-    return f"{made['retriever']} ({made.get('retriever_why') or 'asked for'})"
+    said = f"{made['retriever']} ({made.get('retriever_why') or 'asked for'})"
+    return f"{said}, with {made['feedback']} (--no-feedback turns it off)" if made.get("feedback") else said
 
 
 def _text(result: dict[str, Any], cited: dict[str, Any] | None) -> str:

@@ -56,6 +56,11 @@ class Paper:
     score: float = 0.0
     spans: list[Span] = field(default_factory=list)
     accepted: bool = False
+    #: the fused score of the question's own subqueries when RM3 feedback re-ordered the pool (None:
+    #: ``fused``): the paper's prior in the sentence ranking, which feedback built from one paper's
+    #: words must not tilt toward that paper's sentences
+    base: float | None = None
+    prior: float = 0.0  # the paper's weight in the sentence ranking (``score`` with ``base``)
     scored: list[tuple[float, PassageRow, int]] = field(default_factory=list, repr=False)
 
 

@@ -50,7 +50,8 @@ def found(answer: Any, details: bool) -> dict[str, Any]:
         out["fallback"] = full["fallback"]
     made = full.get("provenance") or {}
     if made.get("retriever"):  # which retriever `auto` chose, and why
-        out["retriever"] = {"name": made["retriever"], "why": made.get("retriever_why")}
+        out["retriever"] = {"name": made["retriever"], "why": made.get("retriever_why"),
+                            "feedback": made.get("feedback")}
     if (note := stance_note(full["debug"])) is not None:
         out["stance_note"] = note
     if details:
