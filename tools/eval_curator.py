@@ -9,8 +9,9 @@ index of the 300 pinned CIViC papers built with dense vectors (``index build --d
 when absent), three ways side by side:
 
 * **when the issue was filed**: ``--retriever bm25`` without the drug-name and abbreviation pairs
-  the index now mines (the planner of that release reads the same HGNC and CIViC vocabularies);
-* **bm25 now**: ``--retriever bm25`` with the mined pairs;
+  the index now mines and without RM3 feedback (the planner of that release reads the same HGNC and
+  CIViC vocabularies);
+* **bm25 now**: ``--retriever bm25`` with the mined pairs and RM3 feedback (its default);
 * **default now**: ``ask`` with no ``--retriever`` (``auto``: hybrid on this index, it has vectors).
 
 Printed per part (tune = even PubMed id, held-out = odd, as ``civic_questions.py`` splits them;
@@ -60,7 +61,7 @@ def librarians(index: Path, data: Path) -> dict[str, Any]:
     lexicon = default_lexicon(data / "references", (data / "claims" / "civic" / "civic.biomarkers.tsv",))
     ix = LocalIndex(index)
     return {"when the issue was filed (bm25, no mined names)":
-            Librarian(ix, lexicon=lexicon, planner=OfflinePlanner(lexicon), retriever="bm25"),
+            Librarian(ix, lexicon=lexicon, planner=OfflinePlanner(lexicon), retriever="bm25", feedback=None),
             "bm25 now": Librarian(ix, lexicon=lexicon, retriever="bm25"),
             "default now (auto)": Librarian(ix, lexicon=lexicon)}
 

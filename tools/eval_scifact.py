@@ -4,7 +4,7 @@ Usage::
 
     .venv/bin/python tools/eval_scifact.py [--data ../shared/data] [--index /tmp/scifact_index]
         [--title-boost 0] [--judge-weight 0.3] [--synonym-weight 0.35] [--title-weight 0.1]
-        [--phrase-weight 0.1] [--min-fraction 0.15] [--no-lexicon] [--plain] [--no-feedback]
+        [--phrase-weight 0.1] [--min-fraction 0.15] [--no-lexicon] [--plain] [--no-feedback] [--part all|tune|held-out]
 
 Metrics: BEIR-protocol nDCG@10 and recall@10 over every claim (relevant = cited_doc_ids);
 the share of gold rationale sentences among the first 5 and 10 returned sentences (items in
@@ -25,7 +25,7 @@ import statistics
 import time
 from pathlib import Path
 
-from scifact_eval import ndcg10
+from scifact_eval import ndcg10, split
 
 
 def main() -> None:
@@ -47,6 +47,8 @@ def main() -> None:
     ap.add_argument("--min-fraction", type=float, default=LexicalJudge().min_fraction)
     ap.add_argument("--no-lexicon", action="store_true")
     ap.add_argument("--plain", action="store_true", help="broad subquery only, no title boost, no judge")
+    ap.add_argument("--part", choices=("all", "tune", "held-out"), default="all",
+                    help="the claims read: all of train, or tools/scifact_eval.py's tune / held-out split")
     ap.add_argument("--no-feedback", action="store_true", help="without RM3 feedback (on by default for bm25)")
     ap.add_argument("--limit", type=int, default=0, help="first N claims only (0 = all)")
     ap.add_argument("--stance-model", help="label stance with this model (LLMStance) instead of the lexical rule")
@@ -66,6 +68,8 @@ def main() -> None:
         stats = build_index([root / "corpus.jsonl.gz"], index)
         print(f"built index: {stats.docs} docs in {stats.seconds:.1f}s")
     claims = [json.loads(x) for x in (root / "claims_train.jsonl").read_text().splitlines() if x.strip()]
+    if args.part != "all":
+        claims = split(claims, args.part)
     if args.limit:
         claims = claims[: args.limit]
     lexicon = None if args.no_lexicon or args.plain else default_lexicon(Path(args.data) / "references")
@@ -132,7 +136,7 @@ def main() -> None:
         f"synonym={args.synonym_weight}, title={args.title_weight}, phrase={args.phrase_weight}, "
         f"min_fraction={args.min_fraction}, lexicon={lexicon is not None}, "
         f"feedback={'off' if lib.feedback is None else 'RM3'})")
-    print(f"SciFact train, {len(claims)} claims ({len(ev_ndcg)} with evidence) — {mode}")
+    print(f"SciFact train ({args.part}), {len(claims)} claims ({len(ev_ndcg)} with evidence) — {mode}")
     print(f"BEIR nDCG@10        {statistics.mean(beir):.4f}")
     print(f"BEIR recall@10      {statistics.mean(recall):.4f}")
     print(f"evidence nDCG@10    {statistics.mean(ev_ndcg) if ev_ndcg else 0:.4f}")
