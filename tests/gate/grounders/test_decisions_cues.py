@@ -1,0 +1,113 @@
+"""BEV028's decision (issue 30, the quotes group): a quote that stops mid-sentence just before a negation
+or restriction, on every prose passage of four pinned CIViC papers (test_decisions_quotes.py's).
+
+Expected values are read from the passage text here, not from the grounder: sentences split where a
+full stop, question or exclamation mark is followed by a space and a capital, the rest of a sentence
+cut where the grounder's clause ends (``.``, ``!``, ``?`` or ``;`` followed by a space or the passage's
+end). Measured when written: 10 whole sentences followed by a sentence that opens with a cue, 106 last
+sentences of a passage, 28 quotes stopping before a cue inside their sentence.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bioevidence.gate.grounders.literature import LiteratureGrounder
+from bioevidence.gate.grounders.quotes import CUE
+
+PMIDS = ("15696205", "22292935", "24586605", "18371219")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+CLAUSE_END = re.compile(r"[.!?;](?=\s|$)")
+CUE_INSIDE = re.compile(r",? (?:but not|only|not|without|except|in mice|in vitro|unless|never)\b")
+
+
+@pytest.fixture(scope="module")
+def papers(corpus_dir: Path, cache_dir: Path) -> list[Any]:
+    grounder = LiteratureGrounder.from_directory(corpus_dir, cache_root=cache_dir)
+    out = []
+    for pmid in PMIDS:
+        work = grounder.catalogue.get(f"pmid:{pmid}")
+        out.append(grounder.paper(work, grounder.metadata(work)))
+    return out
+
+
+def _sentences(papers: list[Any]) -> Iterator[tuple[Any, Any, list[tuple[int, int]]]]:
+    """(paper, passage, sentence spans) for every body paragraph and abstract passage."""
+    for paper in papers:
+        for passage in paper.passages:
+            if passage.kind not in ("paragraph", "abstract"):
+                continue
+            text = passage.text
+            starts = [0] + [m.end() for m in SENTENCE_BREAK.finditer(text)]
+            ends = [*starts[1:], len(text)]
+            yield paper, passage, [(a, a + len(text[a:b].rstrip())) for a, b in zip(starts, ends, strict=True)]
+
+
+def _at(paper: Any, quote: str, passage: Any, start: int) -> Any:
+    """The grounder's hit for ``quote`` when it is found at ``start`` of ``passage`` (else None)."""
+    hit = paper.locate(quote)
+    return hit if hit is not None and hit.passage is passage and hit.start == start else None
+
+
+def test_a_whole_sentence_before_a_sentence_that_opens_with_a_cue_is_not_cut(papers: list[Any]) -> None:
+    """"X was seen." followed by "No Y ..." is a complete quote: the cue belongs to the next sentence."""
+    cases = 0
+    for paper, passage, spans in _sentences(papers):
+        for (a, b), (c, d) in itertools.pairwise(spans):
+            sentence = passage.text[a:b]
+            if not sentence.endswith(".") or len(sentence.split()) < 4 or not CUE.match(passage.text[c:d]):
+                continue
+            hit = _at(paper, sentence, passage, a)
+            assert hit is not None, sentence
+            assert paper.cut_before_cue(hit) is None, (sentence, passage.text[c:d])
+            cases += 1
+    assert cases >= 8, cases
+
+
+def test_the_last_sentence_of_a_passage_is_not_cut(papers: list[Any]) -> None:
+    cases = 0
+    for paper, passage, spans in _sentences(papers):
+        a, b = spans[-1]
+        sentence = passage.text[a:b]
+        hit = _at(paper, sentence, passage, a) if len(sentence.split()) >= 4 else None
+        if hit is None:
+            continue
+        assert passage.text[hit.end:b] in ("", "."), sentence  # found to the end (its full stop aside)
+        assert paper.cut_before_cue(hit) is None, sentence
+        cases += 1
+    assert cases >= 80, cases
+
+
+def test_a_quote_stopping_before_a_cue_gets_the_rest_of_its_clause_and_the_whole_sentence(
+        papers: list[Any]) -> None:
+    """The finding names the rest of the clause (from the cue to the clause's end) and its fix requotes
+    the sentence from the quote's start through the clause's closing mark."""
+    cases = 0
+    for paper, passage, spans in _sentences(papers):
+        text = passage.text
+        for a, b in spans:
+            for match in CUE_INSIDE.finditer(text[a:b]):
+                head = text[a:a + match.start()]
+                if len(head.split()) < 5 or re.search(r"[\[\](){};:]", head):
+                    continue
+                hit = _at(paper, head, passage, a)
+                if hit is None:
+                    continue
+                close = CLAUSE_END.search(text, a + match.end())
+                stop = close.start() if close else len(text)
+                tail = text[a + match.start():stop]
+                if not tail.isascii() or re.search(r"[\[\](){}]", tail):
+                    continue  # the grounder prints typography normalised and citation markers removed
+                got = paper.cut_before_cue(hit)
+                assert got is not None, (head, tail)
+                rest, extended = got
+                assert rest == " ".join(tail.split()), (rest, tail)
+                assert extended == text[a:close.end() if close else len(text)], (extended, head)
+                cases += 1
+    assert cases >= 20, cases
