@@ -33,6 +33,23 @@ def corpus_dir(shared_data: Path) -> Path:
     return shared_data / "civic_corpus" / "snapshots"
 
 
+#: four pinned CIViC papers whose every prose passage the quote decision tests walk
+FOUR_PMIDS = ("15696205", "22292935", "24586605", "18371219")
+
+
+@pytest.fixture(scope="session")
+def four_papers(corpus_dir: Path, cache_dir: Path) -> list[Any]:
+    """The grounder's :class:`PaperText` of each of ``FOUR_PMIDS``."""
+    from bioevidence.gate.grounders.literature import LiteratureGrounder
+
+    grounder = LiteratureGrounder.from_directory(corpus_dir, cache_root=cache_dir)
+    out = []
+    for pmid in FOUR_PMIDS:
+        work = grounder.catalogue.get(f"pmid:{pmid}")
+        out.append(grounder.paper(work, grounder.metadata(work)))
+    return out
+
+
 @pytest.fixture(scope="session")
 def cell_ontology(shared_data: Path, cache_dir: Path):  # type: ignore[no-untyped-def]
     from bioevidence.gate.grounders.obo import load_ontology

@@ -13,28 +13,20 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bioevidence.gate.grounders.literature import LiteratureGrounder
 from bioevidence.gate.grounders.quotes import CUE
 
-PMIDS = ("15696205", "22292935", "24586605", "18371219")
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 CLAUSE_END = re.compile(r"[.!?;](?=\s|$)")
 CUE_INSIDE = re.compile(r",? (?:but not|only|not|without|except|in mice|in vitro|unless|never)\b")
 
 
 @pytest.fixture(scope="module")
-def papers(corpus_dir: Path, cache_dir: Path) -> list[Any]:
-    grounder = LiteratureGrounder.from_directory(corpus_dir, cache_root=cache_dir)
-    out = []
-    for pmid in PMIDS:
-        work = grounder.catalogue.get(f"pmid:{pmid}")
-        out.append(grounder.paper(work, grounder.metadata(work)))
-    return out
+def papers(four_papers: list[Any]) -> list[Any]:
+    return four_papers  # conftest.FOUR_PMIDS
 
 
 def _sentences(papers: list[Any]) -> Iterator[tuple[Any, Any, list[tuple[int, int]]]]:
@@ -111,3 +103,24 @@ def test_a_quote_stopping_before_a_cue_gets_the_rest_of_its_clause_and_the_whole
                 assert extended == text[a:close.end() if close else len(text)], (extended, head)
                 cases += 1
     assert cases >= 20, cases
+
+
+def test_a_quote_cut_inside_the_first_word_of_a_passage_names_the_word_whole(papers: list[Any]) -> None:
+    """The cut word's start is found by walking back to the passage's first character (offset 0)."""
+    cases = 0
+    for paper in papers:
+        for passage in paper.passages:
+            words = list(re.finditer(r"\S+", passage.text))
+            if passage.kind not in ("paragraph", "abstract") or len(words) < 8 or words[0].start() != 0:
+                continue
+            first = words[0].group()
+            if not first.isalpha() or len(first) < 6 or re.search(r"[\[\](){}]", passage.text[:words[5].end()]):
+                continue
+            quote = passage.text[2:words[5].end()].rstrip(")]}\"'”’.,;:!?")
+            found = paper.inside_word(quote)
+            assert found is not None, quote
+            where, boundary = found
+            if where is passage:
+                assert (boundary.where, boundary.word, boundary.cut) == ("starts", first, first[:2]), quote
+                cases += 1
+    assert cases >= 10, cases

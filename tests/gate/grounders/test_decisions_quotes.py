@@ -20,18 +20,12 @@ import pytest
 from bioevidence.gate.grounders.literature import LiteratureGrounder
 from bioevidence.gate.grounders.quotes import Closest, _reversal
 
-PMIDS = ("15696205", "22292935", "24586605", "18371219")
 OPENING, CLOSING = "([{\"'“‘", ")]}\"'”’.,;:!?"
 
 
 @pytest.fixture(scope="module")
-def papers(corpus_dir: Path, cache_dir: Path) -> list[Any]:
-    grounder = LiteratureGrounder.from_directory(corpus_dir, cache_root=cache_dir)
-    out = []
-    for pmid in PMIDS:
-        work = grounder.catalogue.get(f"pmid:{pmid}")
-        out.append(grounder.paper(work, grounder.metadata(work)))
-    return out
+def papers(four_papers: list[Any]) -> list[Any]:
+    return four_papers  # conftest.FOUR_PMIDS
 
 
 def _word_spans(text: str) -> list[tuple[int, int]]:
