@@ -101,6 +101,23 @@ def test_a_quote_of_one_word_or_of_whole_words_is_not_a_cut_word(papers: list[An
     long_word = next(w for w in words if w.isalpha() and len(w) >= 6)
     assert paper.inside_word(long_word[2:]) is None  # one word: no sentence to anchor a cut on
     assert paper.inside_word(long_word[:-2]) is None
+    # whole words: every run of 2 to 6 whole words of the passages, printed as the paper prints them,
+    # is not a cut word (a word as long as the quote's first or last word that ends or starts with it
+    # is that word)
+    vocabulary = {w.lower() for p in paper.passages for w in re.findall(r"[^\W\d_]+", p.text)}
+
+    def uncut(first: str, last: str) -> bool:  # no other word of the paper ends with first or starts with last
+        return not any(w != first and w.endswith(first) or w != last and w.startswith(last) for w in vocabulary)
+
+    cases = 0
+    for passage in (p for p in paper.passages if p.kind == "paragraph"):
+        words = [w for w in passage.text.split() if w.isalpha()]
+        for n in range(0, len(words) - 6, 7):
+            run = " ".join(words[n:n + 2 + n % 5])
+            if run in passage.text and uncut(run.split()[0].lower(), run.split()[-1].lower()):
+                assert paper.inside_word(run) is None, run
+                cases += 1
+    assert cases >= 60, cases  # 78 when written
 
 
 @pytest.mark.parametrize(("paper", "quote", "prefix"), [
