@@ -107,7 +107,7 @@ def test_a_quote_of_one_word_or_of_whole_words_is_not_a_cut_word(papers: list[An
     vocabulary = {w.lower() for p in paper.passages for w in re.findall(r"[^\W\d_]+", p.text)}
 
     def uncut(first: str, last: str) -> bool:  # no other word of the paper ends with first or starts with last
-        return not any(w != first and w.endswith(first) or w != last and w.startswith(last) for w in vocabulary)
+        return not any((w != first and w.endswith(first)) or (w != last and w.startswith(last)) for w in vocabulary)
 
     cases = 0
     for passage in (p for p in paper.passages if p.kind == "paragraph"):
