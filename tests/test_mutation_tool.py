@@ -110,3 +110,29 @@ def test_a_mutant_the_run_never_reached_counts_as_survived_once_a_recheck_ran_it
     counted = mutation.outcome(run, mutation.Group(0.9, ("text/tokens.py",), ()))["text/tokens.py"]
     assert (counted["killed since"], counted["survived"], counted["not checked"]) == (1, 1, 1)
     assert counted["killed_share"] == pytest.approx(1 / 2)
+
+
+def test_listed_equivalent_survivors_are_left_out_of_the_score_only(tmp_path: Path) -> None:
+    run = tmp_path / "quotes"
+    meta = run / "mutants" / "src" / "bioevidence" / "gate" / "grounders" / "quotes.py.meta"
+    meta.parent.mkdir(parents=True)
+    keys = {"q_1": 1, "q_2": 1, "q_3": 0, "q_4": 0, "q_5": 0}
+    meta.write_text(json.dumps({"exit_code_by_key": keys}), encoding="utf-8")
+    listed = {"q_3": "a split limit that leaves the same first part", "q_1": "killed anyway: not counted"}
+    counted = mutation.outcome(run, mutation.Group(0.9, ("gate/grounders/quotes.py",), ()), listed)
+    m = counted["gate/grounders/quotes.py"]
+    assert (m["killed"], m["survived"], m["equivalent"]) == (2, 3, 1)
+    assert m["killed_share"] == pytest.approx(2 / 5) and m["score"] == pytest.approx(2 / 4)
+
+
+def test_the_equivalents_list_gives_a_reason_for_each_and_names_real_mutants(tmp_path: Path) -> None:
+    listed = mutation.equivalents()
+    assert listed and all(len(why) > 10 for why in listed.values())
+    modules = {m for g in mutation.GROUPS.values() for m in g.modules}
+    for name in listed:  # bioevidence.<dotted module>.x<function>__mutmut_<n>
+        dotted = name.split(".x", 1)[0].removeprefix("bioevidence.").replace(".", "/") + ".py"
+        assert dotted in modules and "__mutmut_" in name, name
+    bad = tmp_path / "equivalent.tsv"
+    bad.write_text("# comment\nbioevidence.text.normalize.x_fold__mutmut_1\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="has no reason"):
+        mutation.equivalents(bad)

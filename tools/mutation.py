@@ -10,8 +10,10 @@ then narrows each mutant to the tests that reach its function). A group runs in 
 working tree (the files git tracks or would track) under ``--work`` (default ``/tmp/bioevidence-mutation``), with
 the copy's pytest options set for one process (mutmut runs its own workers) and ``[tool.mutmut]``
 written into the copy's pyproject.toml, so the checkout is never touched. Printed: one table row per
-module (mutants, killed, survived, timed out, no tests, killed share against the group's target)
-and, for each surviving mutant, its name and diff (``--diffs``) so a test can be written for it.
+module (mutants, killed, survived, timed out, no tests, killed share against the group's target, and
+the mutation score: the share with the survivors ``tools/mutation_equivalent.tsv`` lists as equivalent,
+each with its reason, left out) and, for each surviving mutant, its name (and the listed reason) and
+diff (``--diffs``) so a test can be written for it.
 ``--json`` gives the same as one object. Not part of CI. Measured: the gate group alone took 52 min
 on 2 cores (1,642 mutants, 0.5 a second, a benchmark running beside it); every group takes several
 hours, so run the groups you changed (docs/mutation.md).
@@ -31,6 +33,23 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = "src/bioevidence"
+#: mutants read as equivalent (no input can tell them from the code), one a line: name, tab, the reason
+EQUIVALENT = ROOT / "tools" / "mutation_equivalent.tsv"
+
+
+def equivalents(path: Path = EQUIVALENT) -> dict[str, str]:
+    """Mutant name -> why it is equivalent; a line without a reason is refused (each must say why)."""
+    out: dict[str, str] = {}
+    if not path.is_file():
+        return out
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, _, reason = line.partition("\t")
+        if not reason.strip():
+            raise SystemExit(f"{path.name}:{number}: {name.strip()!r} has no reason; write NAME<TAB>WHY")
+        out[name.strip()] = reason.strip()
+    return out
 
 
 @dataclass(frozen=True)
@@ -53,7 +72,8 @@ _EVERY_ELEMENT = "tests/text/test_jats_every_element.py"  # 6 s: every element o
 
 # the tests about quotes (the other grounders' files run 1-6 s of fixtures each and check no quote)
 _QUOTE_TESTS = ("tests/text", "tests/gate/grounders/test_decisions_quotes.py",
-                "tests/gate/grounders/test_decisions_align.py",
+                "tests/gate/grounders/test_decisions_align.py", "tests/gate/grounders/test_decisions_cues.py",
+                "tests/gate/grounders/test_decisions_closest.py",
                 "tests/gate/grounders/test_literature_grounder.py", "tests/gate/grounders/test_misattributed.py",
                 "tests/gate/grounders/test_human_formats.py", "tests/gate/grounders/test_lists_in_paragraphs.py",
                 "tests/gate/grounders/test_crosscheck_bytes.py", "tests/gate/grounders/test_no_way_around.py",
@@ -162,12 +182,14 @@ def prepare(name: str, group: Group, work: Path) -> Path:
     return where
 
 
-def outcome(where: Path, group: Group) -> dict[str, dict[str, object]]:
+def outcome(where: Path, group: Group, equivalent: dict[str, str] | None = None) -> dict[str, dict[str, object]]:
     """Per module: counts by status and the surviving and unchecked mutants' names (from mutmut's .meta
     files); a survivor or unchecked mutant that a later ``--recheck --applied`` killed counts as "killed
-    since" (and as killed in the share)."""
+    since" (and as killed in the share). A survivor listed in ``equivalent`` (:data:`EQUIVALENT`) is
+    still a survivor in ``killed_share``; ``score`` leaves the listed ones out (the mutation score)."""
     out: dict[str, dict[str, object]] = {}
     killed_since, rechecked = killed_by_recheck(where), rechecked_alive(where)
+    listed = equivalents() if equivalent is None else equivalent
     for module in group.modules:
         meta = where / "mutants" / PKG / f"{module}.meta"
         codes: dict[str, int | None] = {}
@@ -189,8 +211,10 @@ def outcome(where: Path, group: Group) -> dict[str, dict[str, object]]:
         total = len(codes)
         counted = total - counts.get("no tests", 0) - counts.get("not checked", 0)
         killed = counts.get("killed", 0) + counts.get("timeout", 0) + counts.get("killed since", 0)
+        same = sum(key in listed for key in survivors)
         out[module] = {"mutants": total, **counts, "survivors": sorted(survivors), "unchecked": sorted(unchecked),
-                       "killed_share": killed / counted if counted else 0.0}
+                       "equivalent": same, "killed_share": killed / counted if counted else 0.0,
+                       "score": killed / (counted - same) if counted - same else 0.0}
     return out
 
 
@@ -485,20 +509,23 @@ def main() -> int:
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
-    print("| group | module | mutants | killed | killed since (recheck) | survived | timed out | no tests | "
-          "not checked | killed share (of the checked) | target |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| group | module | mutants | killed | killed since (recheck) | survived | of which listed equivalent | "
+          "timed out | no tests | not checked | killed share (of the checked) | score (listed equivalents "
+          "left out) | target |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, entry in report.items():
         for module, m in entry["modules"].items():  # type: ignore[attr-defined]
             print(f"| {name} | {module} | {m['mutants']} | {m.get('killed', 0)} | {m.get('killed since', 0)} | "
-                  f"{m.get('survived', 0)} | {m.get('timeout', 0)} | {m.get('no tests', 0)} | "
-                  f"{m.get('not checked', 0)} | {m['killed_share']:.1%} | {entry['target']:.0%} |")
+                  f"{m.get('survived', 0)} | {m['equivalent']} | {m.get('timeout', 0)} | {m.get('no tests', 0)} | "
+                  f"{m.get('not checked', 0)} | {m['killed_share']:.1%} | {m['score']:.1%} | {entry['target']:.0%} |")
+    listed = equivalents()
     for name, entry in report.items():
         if entry["seconds"] is not None:
             print(f"{name}: {entry['seconds']:.0f} s")
         for m in entry["modules"].values():  # type: ignore[attr-defined]
             for mutant in m["survivors"]:
-                print(f"\nsurvived: {mutant}")
+                why = listed.get(mutant)
+                print(f"\nsurvived: {mutant}" + (f" (equivalent: {why})" if why else ""))
                 if args.diffs:
                     print(diff(args.work / name, mutant))
     return 0
