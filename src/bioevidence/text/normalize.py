@@ -15,10 +15,11 @@ passage verifies against that passage by construction. What is forgiven, and not
   for ``<xref ref-type="bibr">``); a group of them with its brackets and separators is dropped;
   numeric square-bracket markers (``[12]``, ``[3, 7-9]``) are dropped everywhere.
 
-A quote additionally gets (:func:`quote_forms`): end-of-line hyphenation from PDFs
-(``resis- tance`` as ``resistance`` or ``resis-tance``), parenthesised or superscript numeric
-markers that are citation markers in the paper, a trailing full stop, and the case of its first
-letter. A changed word, number, negation or species is never forgiven.
+The quote matcher (``gate/grounders/quotes.py`` over ``text/tokens.py``) forgives, beside these,
+end-of-line hyphenation from PDFs, parenthesised or superscript numeric markers that are citation
+markers in the paper, a trailing full stop and the case of a quote's first letter
+(``tests/text/test_normalize.py`` checks each through it). A changed word, number, negation or
+species is never forgiven.
 
 Case is preserved (gene symbols are case-sensitive).
 """
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 #: Placeholder for an inline citation marker (a private-use character, never in real text).
@@ -94,13 +94,8 @@ _SPACE = re.compile(r"\s+")
 _GROUP = CITATION + r"(?:[\s,;\-]*(?:and\s+)?" + CITATION + r")*"
 _CITATION_GROUP = re.compile(r"\s*\[\s*" + _GROUP + r"\s*\]|\s*\(\s*" + _GROUP + r"\s*\)|\s*" + _GROUP)
 _BRACKET_NUMBERS = re.compile(r"\s*\[\d+(?:\s*[,;\-]\s*\d+)*\]")
-_PAREN_NUMBERS = re.compile(r"\s*\((\d+(?:\s*[,;\-]\s*\d+)*)\)")
-# Superscript markers copied as digits glued to a lower-case word ("mutations12."); tried last.
-_GLUED_NUMBERS = re.compile(r"\b([a-z]{4,})(\d+(?:[,\-]\d+)*)(?=[\s.,;:]|$)")
 _INSIDE_OPEN = re.compile(r"([(\[]) ")
 _INSIDE_CLOSE = re.compile(r" ([)\],.;:])")
-_HYPHEN_BREAK = re.compile(r"([A-Za-z])- ([a-z])")
-_WORD = re.compile(r"[0-9A-Za-z]+(?:[.,][0-9]+)*")
 _ALNUM = re.compile(r"[0-9A-Za-z]")
 _HAS_SPACE_BEFORE = re.compile(r" [)\],.;:]")
 _LIST_SEPARATOR = re.compile(r"[\s,;]+")
@@ -123,70 +118,6 @@ def marker_key(marker: str) -> str:
     """How a citation marker's text is compared: digits and separators only (``(12, 13)`` → ``12,13``)."""
     text = unicodedata.normalize("NFKC", marker).translate(_TABLE)  # not normalize(): it drops "[12]"
     return re.sub(r"[^0-9,\-]", "", text.replace(";", ","))
-
-
-def quote_forms(quote: str, markers: Iterable[str] = ()) -> list[str]:
-    """The canonical forms a quote may take in the paper (see module docstring), most literal first.
-
-    ``markers`` are the paper's citation markers as :func:`marker_key` gives them; only those
-    are removed from the quote when written in parentheses or glued to a word as superscripts.
-    """
-    return list(iter_quote_forms(quote, markers))
-
-
-def iter_quote_forms(quote: str, markers: Iterable[str] = (), *, canonical: str | None = None) -> Iterator[str]:
-    """:func:`quote_forms` lazily, without repeats: a caller that finds the first form stops there.
-
-    ``canonical`` is ``normalize(quote)`` when the caller already has it.
-    """
-    seen: set[str] = set()
-    for base in _bases(normalize(quote) if canonical is None else canonical, markers):
-        for form in _hyphen_forms(base):
-            for one in (form, _swap_first(form)):
-                if one and one not in seen:
-                    seen.add(one)
-                    yield one
-
-
-def _bases(canonical: str, markers: Iterable[str]) -> Iterator[str]:
-    base = _strip_stop(canonical)
-    yield base
-    keys = frozenset(markers)
-    if not keys or not (_PAREN_NUMBERS.search(base) or _GLUED_NUMBERS.search(base)):
-        return
-
-    def drop(match: re.Match[str]) -> str:
-        return "" if marker_key(match.group(1)) in keys else match.group(0)
-
-    stripped = _PAREN_NUMBERS.sub(drop, base)
-    yield _strip_stop(_INSIDE_CLOSE.sub(r"\1", _SPACE.sub(" ", stripped).strip()))
-    glued = _GLUED_NUMBERS.sub(lambda m: m.group(1) if marker_key(m.group(2)) in keys else m.group(0), stripped)
-    yield _strip_stop(_INSIDE_CLOSE.sub(r"\1", _SPACE.sub(" ", glued).strip()))
-
-
-def _hyphen_forms(form: str) -> Iterator[str]:
-    yield form
-    if "- " in form and _HYPHEN_BREAK.search(form):
-        yield _HYPHEN_BREAK.sub(r"\1\2", form)
-        yield _HYPHEN_BREAK.sub(r"\1-\2", form)
-
-
-def _swap_first(form: str) -> str:
-    """The form with the case of its first letter swapped ('' when it does not start with a letter)."""
-    if not form or not form[0].isalpha():
-        return ""
-    return (form[0].lower() if form[0].isupper() else form[0].upper()) + form[1:]
-
-
-def _strip_stop(text: str) -> str:
-    while text.endswith((".", " ")):
-        text = text[:-1]
-    return text
-
-
-def words(text: str) -> list[str]:
-    """Word tokens of canonical text: letters/digits runs, keeping decimals like ``2.44`` whole."""
-    return _WORD.findall(text)
 
 
 def word_count(text: str, *, canonical: bool = False) -> int:
@@ -220,6 +151,3 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         spans.append((start, len(text)))
     return spans
 
-
-def sentences(text: str) -> list[str]:
-    return [text[a:b] for a, b in sentence_spans(text)]
