@@ -203,8 +203,8 @@ def test_a_paper_with_extra_passages_and_no_cached_tokens_reads_them_all(shared_
         tail = paper.locate(" ".join(last[-4:]))
         assert tail is not None and tail.passage.text == article.passages[-1].text
         first = article.passages[0]
-        assert paper.passage(first.id) is first and paper.indexes(first.id) == [0]
-        assert paper.passage("no-such-id") is None and paper.indexes("no-such-id") == []
+        assert paper.passage(first.id) is first
+        assert paper.passage("no-such-id") is None
         assert paper.passage("pubmed-title") is extra[0]
     # a passage broken into lines (a list, a table row) reads the same with its tokens cached or not
     broken = [p for p in article.passages if p.breaks and len(p.text) > p.breaks[0] + 20 and p.breaks[0] > 20]
@@ -226,7 +226,7 @@ def test_a_repeated_passage_id_names_its_first_passage(shared_data: Path) -> Non
     one, two = article.passages[0], article.passages[1]
     twin = replace(two, id=one.id)
     paper = PaperText(replace(article, passages=(one, twin, *article.passages[2:])))
-    assert paper.passage(one.id) is one and paper.indexes(one.id) == [0]
+    assert paper.passage(one.id) is one
     assert paper.index_of(twin) == 1  # each passage object keeps its own place
 
 

@@ -167,14 +167,6 @@ class PaperText:
         index = self._by_id.get(passage_id)
         return self._passages[index] if index is not None else None
 
-    def indexes(self, passage_id: str) -> list[int]:
-        """Passages named by an id: the passage itself, or every passage inside a section, figure
-        or other element with that id (0.8.0 ``n<position>`` ids included)."""
-        index = self._by_id.get(passage_id)
-        if index is not None:
-            return [index]
-        return [i for i, p in enumerate(self._passages) if passage_id in p.aliases]
-
     def anchors(self) -> dict[str, list[int]]:
         """Each passage id and alias with the passages it names (:func:`.locators.anchors`), built once."""
         if self._anchors is None:
