@@ -19,7 +19,7 @@ from cases import singlecell_celltype as case
 from cases.common import REPO, CaseResult
 from cases.singlecell_celltype_grounder import CaseData, derive, tampered_store
 
-pytestmark = pytest.mark.heavy(seconds=45)
+pytestmark = pytest.mark.heavy(seconds=20)
 
 
 @pytest.fixture(scope="module")
