@@ -48,9 +48,6 @@ def main() -> None:
                     help="RM3 hits replace the broad subquery's, or join the fusion as one more subquery")
     ap.add_argument("--fb-weight", type=float, nargs="*", default=[1.0],
                     help="the added subquery's weight (--mode add)")
-    ap.add_argument("--no-self-boost", action="store_true",
-                    help="cap a feedback paper's RM3 score at the best other paper's")
-    ap.add_argument("--min-df", type=int, default=1, help="documents a feedback term must occur in")
     ap.add_argument("--no-baseline", action="store_true", help="skip today's ranking (no RM3)")
     args = ap.parse_args()
     root = Path(args.data) / "claims" / "scifact"
@@ -62,7 +59,7 @@ def main() -> None:
                    args.part)
     lexicon = default_lexicon(Path(args.data) / "references")
     grid: list[Feedback | float] = (
-        [Feedback(d, t, w, f, args.mode, fw, not args.no_self_boost, args.min_df) for d, t, w, f, fw in
+        [Feedback(d, t, w, f, args.mode, fw) for d, t, w, f, fw in
          itertools.product(args.docs, args.terms, args.weight, args.max_df, args.fb_weight)]
         if args.method == "rm3" else list(args.delta))
     configs: list[Feedback | float | None] = ([] if args.no_baseline else [None]) + grid
@@ -84,8 +81,7 @@ def main() -> None:
         nd, median, p90 = timed_asks(lib, claims)
         label = ("today's (no RM3, no floor)" if cfg is None else f"{cfg}" if isinstance(cfg, float)
                  else f"{cfg.docs}, {cfg.terms}, {cfg.original_weight}, {cfg.max_df}"
-                 + (f", add {cfg.weight}" if cfg.mode == "add" else "")
-                 + ("" if cfg.self_boost else ", capped") + (f", min df {cfg.min_df}" if cfg.min_df > 1 else ""))
+                 + (f", add {cfg.weight}" if cfg.mode == "add" else ""))
         print(f"| {label} | {nd:.4f} | {median:.0f} | {p90:.0f} |", flush=True)
 
 

@@ -58,10 +58,6 @@ class Feedback:
     #: more subquery of weight ``weight``, the broad subquery's hits kept
     mode: str = "replace"
     weight: float = 1.0
-    #: False (tried: SciFact tune 0.7191 -> 0.7039): a feedback paper's RM3 score is capped at the best
-    #: other paper's, so terms taken from a paper cannot lift it above every other paper by themselves
-    self_boost: bool = True
-    min_df: int = 1  # documents below which a term is not a feedback term (2 / 3 tried: tune 0.7190 / 0.7186)
 
     def __post_init__(self) -> None:
         if self.mode not in ("replace", "add"):
@@ -75,17 +71,14 @@ def _df(index: LocalIndex, field: str) -> tuple[dict[str, int], Any, int]:
     return r.vocab_dict, r.scores["indptr"], max(1, index.n)
 
 
-def relevance_model(index: LocalIndex, papers: list[Paper], fb: Feedback, field: str = "_ALL") -> dict[str, float]:
+def relevance_model(index: LocalIndex, papers: list[Paper], fb: Feedback, field: str = FB_FIELD) -> dict[str, float]:
     """RM1 over ``papers`` (the first ``fb.docs``, weighted by their fused score): term -> weight, summing to 1."""
     vocab, indptr, n = _df(index, field)
     limit = fb.max_df * n
 
     def frequent(term: str) -> bool:
         tid = vocab.get(term)
-        if tid is None or tid + 1 >= len(indptr):
-            return True
-        df = int(indptr[tid + 1] - indptr[tid])
-        return df > limit or df < fb.min_df
+        return tid is None or tid + 1 >= len(indptr) or int(indptr[tid + 1] - indptr[tid]) > limit
 
     model: dict[str, float] = {}
     for paper in papers[: fb.docs]:
@@ -117,7 +110,7 @@ def expand(backend: LocalBackend, broad: str, pool: list[Paper], fb: Feedback, *
     import numpy as np
 
     index = backend.index
-    model = relevance_model(index, pool, fb, FB_FIELD)
+    model = relevance_model(index, pool, fb)
     result = validate(broad)
     if not model or not result.valid or result.ast is None:
         return [], model
@@ -126,13 +119,6 @@ def expand(backend: LocalBackend, broad: str, pool: list[Paper], fb: Feedback, *
     scores = fb.original_weight / size * np.asarray(original, dtype=np.float64)
     for term, weight in model.items():
         scores += (1.0 - fb.original_weight) * weight * index.scores(FB_FIELD, [term])
-    if not fb.self_boost:
-        own = [p.doc.idx for p in pool[: fb.docs]]
-        others = np.delete(scores, own)
-        if others.size:
-            cap = float(others.max())
-            for i in own:
-                scores[i] = min(scores[i], cap)
     idx = np.flatnonzero(scores > 0)
     if idx.size == 0:
         return [], model

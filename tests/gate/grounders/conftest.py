@@ -10,6 +10,7 @@ import gzip
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,16 +39,23 @@ FOUR_PMIDS = ("15696205", "22292935", "24586605", "18371219")
 
 
 @pytest.fixture(scope="session")
-def four_papers(corpus_dir: Path, cache_dir: Path) -> list[Any]:
-    """The grounder's :class:`PaperText` of each of ``FOUR_PMIDS``."""
+def read_papers(corpus_dir: Path, cache_dir: Path) -> Callable[[tuple[str, ...]], list[Any]]:
+    """``read_papers(pmids)``: the literature grounder's :class:`PaperText` of each pinned CIViC paper."""
     from bioevidence.gate.grounders.literature import LiteratureGrounder
 
     grounder = LiteratureGrounder.from_directory(corpus_dir, cache_root=cache_dir)
-    out = []
-    for pmid in FOUR_PMIDS:
-        work = grounder.catalogue.get(f"pmid:{pmid}")
-        out.append(grounder.paper(work, grounder.metadata(work)))
-    return out
+
+    def read(pmids: tuple[str, ...]) -> list[Any]:
+        return [grounder.paper(work, grounder.metadata(work))
+                for work in (grounder.catalogue.get(f"pmid:{pmid}") for pmid in pmids)]
+
+    return read
+
+
+@pytest.fixture(scope="session")
+def four_papers(read_papers: Callable[[tuple[str, ...]], list[Any]]) -> list[Any]:
+    """The grounder's :class:`PaperText` of each of ``FOUR_PMIDS``."""
+    return read_papers(FOUR_PMIDS)
 
 
 @pytest.fixture(scope="session")

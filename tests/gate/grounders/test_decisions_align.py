@@ -27,15 +27,13 @@ from __future__ import annotations
 import itertools
 import re
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bioevidence.gate.grounders.align import Boundary, PassageTokens, align, boundaries, negates
-from bioevidence.gate.grounders.literature import LiteratureGrounder
 from bioevidence.gate.grounders.quotes import PaperText, quote_tokens
 from bioevidence.text.tokens import BREAK, MPUNCT, MWORD, PUNCT, WORD, Tokens, canonical, tokenize
 
@@ -45,14 +43,9 @@ PMIDS = ("15696205", "24586605", "27302369", "29657128", "27589690", "20141835",
 
 
 @pytest.fixture(scope="module")
-def papers(corpus_dir: Path, cache_dir: Path) -> list[PaperText]:
-    grounder = LiteratureGrounder.from_directory(corpus_dir, cache_root=cache_dir)
-    out = []
-    for pmid in PMIDS:
-        work = grounder.catalogue.get(f"pmid:{pmid}")
-        read = grounder.paper(work, grounder.metadata(work))
-        out.append(PaperText(read.article, read.extra))  # its tokens indexed here, by the code under test
-    return out
+def papers(read_papers: Callable[[tuple[str, ...]], list[PaperText]]) -> list[PaperText]:
+    # each paper's tokens indexed here again, by the code under test (not read from the cache)
+    return [PaperText(read.article, read.extra) for read in read_papers(PMIDS)]
 
 
 # -- negates: a table read from its docstring ------------------------------------------------------------
