@@ -112,6 +112,24 @@ def test_a_mutant_the_run_never_reached_counts_as_survived_once_a_recheck_ran_it
     assert counted["killed_share"] == pytest.approx(1 / 2)
 
 
+def test_a_mutant_mutmut_saw_no_test_for_is_rechecked_and_then_counted(tmp_path: Path) -> None:
+    # gate/rules.py builds its catalogue at import, before mutmut switches a mutant on: mutmut finds no test
+    # for those functions ("no tests", exit 33), so only a recheck as plain code can run them
+    run = tmp_path / "gate"
+    meta = run / "mutants" / "src" / "bioevidence" / "gate" / "rules.py.meta"
+    meta.parent.mkdir(parents=True)
+    keys = {"r_1": 33, "r_2": 33, "r_3": 33, "r_4": 1}
+    meta.write_text(json.dumps({"exit_code_by_key": keys}), encoding="utf-8")
+    before = mutation.outcome(run, mutation.Group(0.9, ("gate/rules.py",), ()))["gate/rules.py"]
+    assert before["unchecked"] == ["r_1", "r_2", "r_3"] and before["killed_share"] == 1.0
+    rows = [{"mutant": "r_1", "killed": True, "exit": 1}, {"mutant": "r_2", "killed": False, "exit": 0}]
+    (tmp_path / "gate-applied.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    after = mutation.outcome(run, mutation.Group(0.9, ("gate/rules.py",), ()))["gate/rules.py"]
+    assert (after["killed"], after["killed since"], after["survived"], after["no tests"]) == (1, 1, 1, 1)
+    assert after["survivors"] == ["r_2"] and after["unchecked"] == ["r_3"]
+    assert after["killed_share"] == pytest.approx(2 / 3)
+
+
 def test_listed_equivalent_survivors_are_left_out_of_the_score_only(tmp_path: Path) -> None:
     run = tmp_path / "quotes"
     meta = run / "mutants" / "src" / "bioevidence" / "gate" / "grounders" / "quotes.py.meta"

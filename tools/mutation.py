@@ -201,12 +201,12 @@ def outcome(where: Path, group: Group, equivalent: dict[str, str] | None = None)
             status = "not checked" if code is None else STATUS.get(code, "suspicious")
             if status in ("survived", "not checked", "no tests") and key in killed_since:
                 status = "killed since"
-            elif status == "not checked" and key in rechecked:  # run by a recheck only, and not killed
+            elif status in ("not checked", "no tests") and key in rechecked:  # run by a recheck only, alive
                 status = "survived"
             counts[status] = counts.get(status, 0) + 1
             if status == "survived":
                 survivors.append(key)
-            elif status == "not checked":
+            elif status in ("not checked", "no tests"):  # "no tests": code run at import (gate/rules.py)
                 unchecked.append(key)
         total = len(codes)
         counted = total - counts.get("no tests", 0) - counts.get("not checked", 0)
@@ -341,64 +341,82 @@ def _apply_by_lines(source: str, shown: str) -> str | None:
 
 
 def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match: str = "",
-                    keyword: str = "", fresh: bool = False, unchecked: bool = False) -> list[dict[str, object]]:
+                    keyword: str = "", fresh: bool = False, unchecked: bool = False,
+                    jobs: int = 1) -> list[dict[str, object]]:
     """Each survivor of the last run of ``name`` written into a copy of today's tree as plain code (its
     hunk applied by :func:`_apply_by_lines`; no trampoline: mutmut's trampolines slow hot loops tens of
     times), then ``tests`` run (``-x``, ``-k keyword``): killed when they fail; "not applicable" when its
-    lines are no longer in the source. The grounder cache is shared when the group allows it. ``unchecked``: the
-    mutants the run did not reach too. Each result is appended to ``<work>/<name>-applied.jsonl`` as it
-    comes (a stopped recheck keeps what it did; mutants already killed there are not run again), and the
-    group's table counts them."""
+    lines are no longer in the source. The grounder cache is shared when the group allows it (one cache a
+    job). ``unchecked``: the mutants the run did not reach too. ``jobs`` copies of the tree run mutants side
+    by side. Each result is appended to ``<work>/<name>-applied.jsonl`` as it comes (a stopped recheck keeps
+    what it did; mutants already run there with the same tests are not run again), and the group's table
+    counts them."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
     found = outcome(work / name, group).values()
     kinds = ("survivors", "unchecked") if unchecked else ("survivors",)
     survivors = [m for module in found for kind in kinds for m in module[kind]  # type: ignore[attr-defined]
                  if match in m]
     log = _applied_log(work / name)
     version = _tests_version(tests, keyword)
-    done = {(r["mutant"], r.get("tests_sha", "")) for r in
-            (json.loads(line) for line in (log.read_text(encoding="utf-8").splitlines() if log.is_file() else ())
-             if line.strip())}
+    done = {(r["mutant"], r.get("tests_sha", "")) for r in _applied_rows(work / name)}
     # a stopped recheck resumes; with tests changed since, every survivor runs again
-    survivors = [m for m in survivors if (m, version) not in done]
-    tree = copy_tree(work / f"{name}-applied")
-    shared = {"BIOEVIDENCE_TEST_CACHE": str(work / f"{name}-applied-cache")} \
-        if group.shared_cache and not fresh else {}
+    pending = iter([m for m in survivors if (m, version) not in done])
+    trees = [copy_tree(work / f"{name}-applied{'' if i == 0 else f'-{i}'}") for i in range(max(1, jobs))]
     selection = ["-k", keyword] if keyword else []
+    lock = threading.Lock()
     rows: list[dict[str, object]] = []
-    for mutant in ["", *survivors]:  # first no mutant: the tests must pass on today's sources
-        target, original = None, ""
-        if mutant:
-            module = mutant.split(".x")[0].replace(".", "/").removeprefix("bioevidence/")
-            target = tree / PKG / f"{module}.py"
-            original = target.read_text(encoding="utf-8")
-            patched = _apply_by_lines(original, diff(work / name, mutant))
-            if patched is None:
-                rows.append({"mutant": mutant, "killed": False, "exit": "not applicable", "by": []})
-                continue
-            target.write_text(patched, encoding="utf-8")
+
+    def run_tests(job: int) -> tuple[int | str, str]:
+        shared = {"BIOEVIDENCE_TEST_CACHE": str(work / f"{name}-applied-cache{'' if job == 0 else f'-{job}'}")} \
+            if group.shared_cache and not fresh else {}
         try:
             run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "0",
-                                  *selection, *tests], cwd=tree, capture_output=True, text=True, timeout=600,
-                                 env={**os.environ, **shared, "PYTHONPATH": str(tree / "src")})
-            code: int | str = run.returncode
-            out = run.stdout
+                                  *selection, *tests], cwd=trees[job], capture_output=True, text=True, timeout=600,
+                                 env={**os.environ, **shared, "PYTHONPATH": str(trees[job] / "src")})
+            return run.returncode, run.stdout
         except subprocess.TimeoutExpired:
-            code, out = "timeout", ""
+            return "timeout", ""
+
+    def one(job: int, mutant: str) -> dict[str, object]:
+        module = mutant.split(".x")[0].replace(".", "/").removeprefix("bioevidence/")
+        target = trees[job] / PKG / f"{module}.py"
+        original = target.read_text(encoding="utf-8")
+        patched = _apply_by_lines(original, diff(work / name, mutant))
+        if patched is None:
+            return {"mutant": mutant, "killed": False, "exit": "not applicable", "by": []}
+        target.write_text(patched, encoding="utf-8")
+        try:
+            code, out = run_tests(job)
         finally:
-            if target is not None:
-                target.write_text(original, encoding="utf-8")
-        if not mutant:
-            if code != 0:
-                raise SystemExit(f"the tests fail with no mutant (exit {code}): {out[-1500:]}")
-            continue
-        row: dict[str, object] = {
-            "mutant": mutant, "killed": code in (1, "timeout"), "exit": code, "tests": tests, "keyword": keyword,
-            "tests_sha": version,
-            "by": [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]}
-        rows.append(row)
-        with log.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row) + "\n")
-    return rows
+            target.write_text(original, encoding="utf-8")
+        by = [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]
+        # exit 2 with an ERROR line: the mutant breaks the import of the tests' modules (every test errors);
+        # pytest's other exit-2 causes (an interrupt, a usage error) print no ERROR line and stay unkilled
+        errored = code == 2 and bool(by) and by[0].startswith("ERROR")
+        return {"mutant": mutant, "killed": code in (1, "timeout") or errored, "exit": code, "tests": tests,
+                "keyword": keyword, "tests_sha": version, "by": by}
+
+    def worker(job: int) -> None:
+        while True:
+            with lock:
+                mutant = next(pending, None)
+            if mutant is None:
+                return
+            row = one(job, mutant)
+            with lock:
+                rows.append(row)
+                if row["exit"] != "not applicable":
+                    with log.open("a", encoding="utf-8") as fh:
+                        fh.write(json.dumps(row) + "\n")
+
+    code, out = run_tests(0)  # first no mutant: the tests must pass on today's sources
+    if code != 0:
+        raise SystemExit(f"the tests fail with no mutant (exit {code}): {out[-1500:]}")
+    with ThreadPoolExecutor(len(trees)) as pool:
+        list(pool.map(worker, range(len(trees))))
+    return sorted(rows, key=lambda r: str(r["mutant"]))
 
 
 def diff(where: Path, mutant: str) -> str:
@@ -429,7 +447,10 @@ def main() -> int:
                          "faster than mutmut's trampolines on hot loops)")
     ap.add_argument("--keyword", default="", help="with --recheck --applied: pytest -k")
     ap.add_argument("--unchecked", action="store_true",
-                    help="with --recheck --applied: also the mutants the run did not reach")
+                    help="with --recheck --applied: also the mutants the run did not reach, and those "
+                         "mutmut saw no test for (code run at import, such as gate/rules.py's catalogue)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="with --recheck --applied: mutants run side by side, each in its own copy of the tree")
     ap.add_argument("--fresh-cache", action="store_true",
                     help="with --recheck: every test run builds its own grounder cache (for the code that builds it)")
     ap.add_argument("--match", default="", help="with --recheck: only survivors whose name holds this text")
@@ -464,7 +485,7 @@ def main() -> int:
             return 3
         if args.applied:
             rows = recheck_applied(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
-                                   args.keyword, args.fresh_cache, args.unchecked)
+                                   args.keyword, args.fresh_cache, args.unchecked, args.jobs)
         else:
             rows = recheck(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
                            args.fresh_cache)

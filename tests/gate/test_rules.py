@@ -251,3 +251,11 @@ def test_every_catalogue_code_is_emitted_by_some_test(request: pytest.FixtureReq
         pytest.skip("checked only when the whole suite runs (the codes come from every other test)")
     absent = missing(EMITTED)
     assert absent == [], f"no test run emitted {absent}: add a test whose record gets these findings"
+
+
+def test_an_unknown_code_is_refused_naming_the_catalogue() -> None:
+    from bioevidence.gate.rules import rule
+
+    assert rule("BEV017").severity == "error" and rule("BEV004").route == "judgment"
+    with pytest.raises(KeyError, match=r"rule 'BEV999' is not in the catalogue \(bioevidence.gate.rules\)"):
+        rule("BEV999")

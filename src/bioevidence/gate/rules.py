@@ -212,12 +212,8 @@ def rule(code: str) -> Rule:
     """The catalogue entry for ``code``; an unknown code is a programming error."""
     try:
         return RULES[code]
-    except KeyError:  # pragma: no cover - guarded by tests over every emitter
+    except KeyError:
         raise KeyError(f"rule {code!r} is not in the catalogue (bioevidence.gate.rules)") from None
-
-
-def route(code: str) -> str:
-    return rule(code).route
 
 
 def render_markdown() -> str:
