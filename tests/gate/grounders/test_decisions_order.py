@@ -4,8 +4,8 @@ matter ...), then document order. A figure caption printed in the middle of the 
 body paragraph, so a sentence a caption repeats from the text is placed in the text.
 
 Over the first 60 pinned CIViC papers: every run of six plain words of a caption, table, footnote or
-back-matter passage that a later body paragraph also holds (28 when written). The expected passage is
-worked out here from the passages' text.
+back-matter passage that a later body paragraph also holds (28 when written), located anywhere and
+within the passages a locator names. The expected passage is worked out here from the passages' text.
 """
 
 from __future__ import annotations
@@ -43,5 +43,10 @@ def test_a_quote_in_a_caption_and_in_the_text_is_placed_in_the_text(corpus_dir: 
                 hit = paper.locate(quote)
                 assert hit is not None, quote
                 assert hit.passage is passages[expected], (key, quote, hit.passage.part, passages[expected].part)
+                # a locator naming the caption and the text holding it: the text still comes first, in
+                # whatever order the locator names them
+                for within in (holders, holders[::-1]):
+                    named = paper.locate(quote, within=within)
+                    assert named is not None and named.passage is passages[expected], (key, quote, within)
                 cases += 1
     assert cases >= 20, cases

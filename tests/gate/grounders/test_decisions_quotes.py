@@ -632,3 +632,51 @@ def test_a_quote_whose_first_word_is_broken_at_a_line_end_hyphen_is_found(papers
             seen += 1
             break
     assert seen >= 20, seen
+
+
+def test_a_one_character_quote_in_quotation_marks_is_the_character(papers: list[Any]) -> None:
+    """The outer quotation marks of a quote of one character are not part of it either ("a" is a)."""
+    seen = 0
+    for paper in papers:
+        for char in sorted({m.group(0) for p in paper.passages for m in re.finditer(r"(?<!\S)[a-z0-9](?!\S)", p.text)}):
+            hit = paper.locate(char)
+            assert hit is not None, char
+            for left, right in (('"', '"'), ("“", "”"), ("'", "'")):
+                assert _found_at(paper, f"{left}{char}{right}", hit), (left, char)
+            seen += 1
+    assert seen >= 8, seen
+
+
+def test_a_quote_ending_in_the_paper_s_own_quotation_mark_keeps_it(papers: list[Any]) -> None:
+    """A quote that closes a quotation the paper prints (… patients who were “never smokers”) but does not
+    open with a quotation mark is not in outer marks: it is found whole, byte for byte, cutting no word."""
+    seen = 0
+    for paper in papers:
+        for passage in paper.passages:
+            for m in re.finditer(r"\b[A-Za-z]+(?: [A-Za-z]+){1,2} [“\"][A-Za-z ]{3,40}[”\"]", passage.text):
+                quote = m.group(0)
+                hit = paper.locate(quote)
+                assert hit is not None and hit.boundary.ok, quote
+                assert hit.passage.text[hit.start:hit.end] == quote
+                seen += 1
+    assert seen >= 2, seen  # "never smokers" and "best overall response" in 15696205
+
+
+def test_a_one_word_quote_found_only_as_a_passage_s_last_word(papers: list[Any]) -> None:
+    """A word a paper prints once, as the last thing in a passage (a title, a heading, a table cell, a
+    caption without a full stop), is found there."""
+    seen = 0
+    for paper in papers:
+        counts: dict[str, int] = {}
+        for p in paper.passages:
+            for w in re.findall(r"[^\W_]+", p.text.lower()):  # a first word is found in either case
+                counts[w] = counts.get(w, 0) + 1
+        for p in paper.passages:
+            m = re.search(r"(?<![^\W_])([A-Za-z]{4,})\s*$", p.text)
+            if m is None or counts.get(m.group(1).lower()) != 1:
+                continue
+            hit = paper.locate(m.group(1))
+            assert hit is not None and hit.passage is p, (m.group(1), p.kind)
+            assert p.text[hit.start:hit.end] == m.group(1)
+            seen += 1
+    assert seen >= 3, seen
