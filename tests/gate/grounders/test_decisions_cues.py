@@ -93,3 +93,36 @@ def test_a_quote_cut_inside_the_first_word_of_a_passage_names_the_word_whole(pap
                 assert (boundary.where, boundary.word, boundary.cut) == ("starts", first, first[:2]), quote
                 cases += 1
     assert cases >= 10, cases
+
+
+def _one_paragraph(text: str) -> Any:
+    """The grounder's view of a JATS article whose one paragraph is ``text``."""
+    from bioevidence.gate.grounders.quotes import PaperText
+    from bioevidence.text.jats import parse_jats
+
+    xml = ("<article><front><article-meta><title-group><article-title>A test article</article-title></title-group>"
+           f"</article-meta></front><body><sec><title>Results</title><p>{text}</p></sec></body></article>")
+    return PaperText(parse_jats(xml.encode("utf-8")))
+
+
+def test_the_rest_of_a_passage_s_last_sentence_runs_past_a_glued_closing_bracket() -> None:
+    """A full stop glued to a closing bracket ends no sentence before the bracket: the rest and the quote
+    extended to the sentence's end keep it (worked out by hand)."""
+    paper = _one_paragraph("(Tumours responded to erlotinib, except those with KRAS mutations.)")
+    hit = paper.locate("Tumours responded to erlotinib")
+    assert hit is not None and hit.boundary.ok
+    assert paper.cut_before_cue(hit) == (", except those with KRAS mutations.)",
+                                         "Tumours responded to erlotinib, except those with KRAS mutations.)")
+
+
+@pytest.mark.parametrize(("text", "quote", "word", "cut"), [
+    ("EGFR-mutant tumours responded to gefitinib in most patients.", "tant tumours responded to gefitinib in most",
+     "EGFR-mutant", "EGFR-mu"),
+    ("5-fluorouracil-treated cells died within hours.", "orouracil-treated cells died within", "5-fluorouracil-treated",
+     "5-flu"),
+])
+def test_a_cut_in_a_later_token_of_a_passage_s_first_word_names_the_word_from_its_first_character(
+        text: str, quote: str, word: str, cut: str) -> None:
+    found = _one_paragraph(text).inside_word(quote)
+    assert found is not None
+    assert (found[1].where, found[1].word, found[1].cut) == ("starts", word, cut)

@@ -610,7 +610,7 @@ def test_a_quote_in_quotation_marks_or_with_a_final_full_stop_is_the_same_quote(
                 continue
             for left, right in (('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"), ("“", "’")):
                 for quote in (f"{left}{bare}{right}", f"  {left} {bare}. {right} ", f"{left}{bare}.{right}",
-                              f"{bare}.", f"{bare} . "):
+                              f"{bare}.", f"{bare} . ", f"{bare}. . "):
                     assert _found_at(paper, quote, hit), quote
             seen += 1
             break
