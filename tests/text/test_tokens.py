@@ -88,6 +88,7 @@ def test_the_one_split_path_equals_the_general_loop_on_every_paragraph(paragraph
     assert not differ, f"{len(differ)} texts tokenised differently, e.g. {differ[:3]}"
 
 
+
 @pytest.mark.parametrize("text", ["", " ", "\n\t ", "\u200b", "\u00ad\u2060", " \ufeff "])
 def test_a_text_with_nothing_visible_has_no_tokens(text: str) -> None:
     assert _fields(tokenize(text)) == _fields(_general(text)) == ([], "", "", [], [])
@@ -127,7 +128,7 @@ def _definition_faults(text: str, t: Tokens) -> list[str]:
             faults.append(f"token {i} {word!r} has offsets {start}:{end}")
             continue
         piece = text[start:end]
-        if (piece.isascii() and piece != word) or word not in canonical(piece)[0]:
+        if piece != word and (piece.isascii() or word not in canonical(piece)[0]):
             faults.append(f"token {i} {word!r} is not what its offsets name: {piece!r}")
         # a spacing accent (U+00AF macron, U+00B4 acute: NFKC gives a space and a combining mark) is spaced by
         # its own space: a mark is punctuation, so the flag changes no comparison (only word-word spaces count)
@@ -143,6 +144,8 @@ def test_tokens_keep_the_stated_definitions_on_every_paragraph(paragraphs: list[
         found = _definition_faults(text, tokenize(text))
         if found:
             faults[text[:60]] = found[:2]
+            if len(faults) == 20:
+                break
     assert not faults, f"{len(faults)} texts, e.g. {list(faults.items())[:3]}"
 
 
