@@ -76,6 +76,9 @@ CASES = [
     ("⟨5⟩ was first", [("5", "5", "", [5])]),
     ("was first ⟨5⟩", [("5", "5", "", [5])]),
     ("[⟨5⟩]", [("[ 5 ]", "[ 5 ]", "", [5])]),
+    ("as shown in (⟨5⟩", [("5", "5", "", [5])]),  # an opening bracket with no closing one: not enclosed
+    ("as in [⟨1⟩], and", [("[ 1 ]", "[ 1 ] ,", ",", [1])]),  # the list continues to the passage's end
+    ("as in [⟨1⟩],", [("[ 1 ]", "[ 1 ]", "", [1])]),  # a separator last: nothing continues
     # no marker: no group
     ("as shown [1], in text only", []),
 ]
