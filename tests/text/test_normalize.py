@@ -118,6 +118,33 @@ def test_word_count_counts_tokens_with_a_letter_or_digit() -> None:
     assert word_count(canon, canonical=True) == word_count("one two\u00a0three") == 3
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("EGFR [12] mutations", 2),  # a bracketed citation is not a word once normalised
+    ("a \u2192 b \u00b1 c", 3),  # a token of symbols only (arrow, plus-minus) is no word
+    ("\u5176\u4ed6\u7814\u7a76 \u53d1\u73b0", 2),  # words with no ASCII letter are words
+    ("Thr;Threonine,Ala;Alanine", 4),
+])
+def test_word_count_of_a_text_as_given(text: str, expected: int) -> None:
+    assert word_count(text) == expected
+
+
+def test_word_count_of_canonical_text_does_not_normalise_it_again() -> None:
+    # the caller says the text is canonical already: "[12]" is then counted as it stands (a token with digits)
+    assert word_count("EGFR [12] mutations", canonical=True) == 3
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("HR ( 0.48 )", "HR (0.48)"), ("x ( y", "x (y"), ("x [ y", "x [y"), ("see [ Fig. 2 ]", "see [Fig. 2]"),
+    ("a , b ; c : d .", "a, b; c: d."), ("( a ) [ b ]", "(a) [b]"), ("no spaces (a) [b].", "no spaces (a) [b]."),
+])
+def test_spaces_inside_brackets_and_before_punctuation_are_dropped(text: str, expected: str) -> None:
+    assert normalize(text) == expected
+
+
+def test_an_empty_text_has_no_sentences() -> None:
+    assert sentence_spans("") == [] and sentence_spans("One.") == [(0, 4)]
+
+
 def test_sentences_do_not_end_at_abbreviations() -> None:
     text = "As shown by Smith et al. in 2010, EGFR matters. See Fig. 2 for details. Done."
     assert [text[a:b] for a, b in sentence_spans(text)] == [
