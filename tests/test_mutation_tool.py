@@ -154,3 +154,16 @@ def test_the_equivalents_list_gives_a_reason_for_each_and_names_real_mutants(tmp
     bad.write_text("# comment\nbioevidence.text.normalize.x_fold__mutmut_1\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="has no reason"):
         mutation.equivalents(bad)
+
+
+def test_a_mutant_that_crashes_the_test_process_counts_as_killed_and_a_stop_by_hand_does_not(tmp_path: Path) -> None:
+    run = tmp_path / "text"
+    meta = run / "mutants" / "src" / "bioevidence" / "text" / "tokens.py.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"exit_code_by_key": {"g_1": 0, "g_2": 0, "g_3": 0}}), encoding="utf-8")
+    rows = [{"mutant": "g_1", "killed": False, "exit": -9},  # out of memory: the kernel's SIGKILL
+            {"mutant": "g_2", "killed": False, "exit": -15},  # stopped by hand
+            {"mutant": "g_3", "killed": False, "exit": -11}]  # a segfault
+    (tmp_path / "text-applied.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    counted = mutation.outcome(run, mutation.Group(0.9, ("text/tokens.py",), ()))["text/tokens.py"]
+    assert (counted["killed since"], counted["survived"], counted["survivors"]) == (2, 1, ["g_2"])

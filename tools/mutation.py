@@ -242,9 +242,15 @@ def _applied_rows(where: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+#: exits of a test process a mutant crashed: killed by the kernel (out of memory: SIGKILL), a segfault, an abort.
+#: SIGTERM and SIGINT are not here: they are how a recheck is stopped by hand.
+CRASHED = (-9, -11, -6)
+
+
 def killed_by_recheck(where: Path) -> set[str]:
-    """The mutants of the run in ``where`` that a later ``--recheck --applied`` killed."""
-    return {str(r["mutant"]) for r in _applied_rows(where) if r.get("killed")}
+    """The mutants of the run in ``where`` that a later ``--recheck --applied`` killed (the tests failed, timed
+    out, or their process crashed: a mutant that makes the tests run out of memory is detected)."""
+    return {str(r["mutant"]) for r in _applied_rows(where) if r.get("killed") or r.get("exit") in CRASHED}
 
 
 def rechecked_alive(where: Path) -> set[str]:
@@ -340,6 +346,12 @@ def _apply_by_lines(source: str, shown: str) -> str | None:
     return "\n".join(lines[:begin] + out + lines[begin + len(old):])
 
 
+def _cap_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+
+
 def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match: str = "",
                     keyword: str = "", fresh: bool = False, unchecked: bool = False,
                     jobs: int = 1) -> list[dict[str, object]]:
@@ -371,10 +383,11 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
     def run_tests(job: int) -> tuple[int | str, str]:
         shared = {"BIOEVIDENCE_TEST_CACHE": str(work / f"{name}-applied-cache{'' if job == 0 else f'-{job}'}")} \
             if group.shared_cache and not fresh else {}
-        try:
+        try:  # each test process capped at 6 GB: a mutant that loops appending fails with MemoryError
             run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "0",
                                   *selection, *tests], cwd=trees[job], capture_output=True, text=True, timeout=600,
-                                 env={**os.environ, **shared, "PYTHONPATH": str(trees[job] / "src")})
+                                 env={**os.environ, **shared, "PYTHONPATH": str(trees[job] / "src")},
+                                 preexec_fn=_cap_memory)
             return run.returncode, run.stdout
         except subprocess.TimeoutExpired:
             return "timeout", ""
@@ -395,7 +408,7 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
         # exit 2 with an ERROR line: the mutant breaks the import of the tests' modules (every test errors);
         # pytest's other exit-2 causes (an interrupt, a usage error) print no ERROR line and stay unkilled
         errored = code == 2 and bool(by) and by[0].startswith("ERROR")
-        return {"mutant": mutant, "killed": code in (1, "timeout") or errored, "exit": code, "tests": tests,
+        return {"mutant": mutant, "killed": code in (1, "timeout", *CRASHED) or errored, "exit": code, "tests": tests,
                 "keyword": keyword, "tests_sha": version, "by": by}
 
     def worker(job: int) -> None:
