@@ -371,7 +371,8 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
     survivors = [m for module in found for kind in kinds for m in module[kind]  # type: ignore[attr-defined]
                  if match in m]
     log = _applied_log(work / name)
-    version = _tests_version(tests, keyword)
+    # what was run: the tests' content, the selection, and whether each run built its own grounder cache
+    version = _tests_version(tests, keyword) + ("+fresh" if fresh and group.shared_cache else "")
     done = {(r["mutant"], r.get("tests_sha", "")) for r in _applied_rows(work / name)}
     # a stopped recheck resumes; with tests changed since, every survivor runs again
     pending = iter([m for m in survivors if (m, version) not in done])
