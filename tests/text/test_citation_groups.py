@@ -77,6 +77,10 @@ CASES = [
     ("was first ⟨5⟩", [("5", "5", "", [5])]),
     ("[⟨5⟩]", [("[ 5 ]", "[ 5 ]", "", [5])]),
     ("as shown in (⟨5⟩", [("5", "5", "", [5])]),  # an opening bracket with no closing one: not enclosed
+    # a group at a passage's first token has nothing before it (the passage's last token is not "before")
+    ("⟨5⟩) as in (", [("5", "5", "", [5])]),
+    ("⟨5⟩] so;", [("5", "5", "", [5])]),
+    ("; ⟨5⟩)", [("5", "; 5", "", [5])]),  # a separator as the passage's first token is attached
     ("as in [⟨1⟩], and", [("[ 1 ]", "[ 1 ] ,", ",", [1])]),  # the list continues to the passage's end
     ("as in [⟨1⟩],", [("[ 1 ]", "[ 1 ]", "", [1])]),  # a separator last: nothing continues
     # no marker: no group
