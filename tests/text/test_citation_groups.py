@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from bioevidence.text.tokens import Group, Tokens, cited_numbers, groups, tokenize
+from bioevidence.text.tokens import Group, Tokens, cited_numbers, groups, plain_markers, tokenize
 
 
 def marked(text: str) -> Tokens:
@@ -81,6 +81,7 @@ CASES = [
     ("⟨5⟩) as in (", [("5", "5", "", [5])]),
     ("⟨5⟩] so;", [("5", "5", "", [5])]),
     ("; ⟨5⟩)", [("5", "; 5", "", [5])]),  # a separator as the passage's first token is attached
+    ("as in mice, ⟨5⟩", [("5", "5", "", [5])]),  # a separator before a group that ends the passage: kept
     ("as in [⟨1⟩], and", [("[ 1 ]", "[ 1 ] ,", ",", [1])]),  # the list continues to the passage's end
     ("as in [⟨1⟩],", [("[ 1 ]", "[ 1 ]", "", [1])]),  # a separator last: nothing continues
     # no marker: no group
@@ -113,3 +114,9 @@ def test_groups_are_what_rendering_leaves_out() -> None:
 def test_cited_numbers(words: list[str], expected: set[int] | None) -> None:
     got = cited_numbers(words)
     assert (set(got) if got is not None else None) == expected
+
+
+def test_plain_text_markers_are_the_numeric_brackets_whole_and_the_inside_of_author_year_parentheses() -> None:
+    text = "as shown (Smith et al., 2001) and [3, 7-9]. Also (Lee and Park, 2003a; Kim, 1999) but (see Fig. 2)."
+    assert [text[a:b] for a, b in plain_markers(text)] == [
+        "Smith et al., 2001", "[3, 7-9]", "Lee and Park, 2003a; Kim, 1999"]
