@@ -244,3 +244,14 @@ def test_a_break_between_tokens_adds_one_break_token_and_spaces_the_next(paragra
             wrong.append(text[:60])
     assert checked > 900
     assert not wrong, f"{len(wrong)} of {checked}, e.g. {wrong[:3]}"
+
+
+def test_an_empty_marker_span_cuts_nothing() -> None:
+    # an empty citation element (<xref rid="b1"/>) gives a span of no characters: it must not split a word
+    assert _fields(tokenize("EGFR mutations", markers=[(2, 2)])) == _fields(tokenize("EGFR mutations"))
+
+
+def test_a_marker_of_punctuation_only_is_left_out_when_rendering() -> None:
+    # a footnote dagger as the citation: the group is the dagger alone, and rendering drops it
+    t = tokenize("resistance\u2020 was seen", markers=[(10, 11)])
+    assert (t.kinds, t.render(), t.render(markers=True)) == ("wPww", "resistance was seen", "resistance\u2020was seen")
