@@ -354,7 +354,7 @@ def _cap_memory() -> None:
 
 def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match: str = "",
                     keyword: str = "", fresh: bool = False, unchecked: bool = False,
-                    jobs: int = 1) -> list[dict[str, object]]:
+                    jobs: int = 1, skip_listed: bool = False) -> list[dict[str, object]]:
     """Each survivor of the last run of ``name`` written into a copy of today's tree as plain code (its
     hunk applied by :func:`_apply_by_lines`; no trampoline: mutmut's trampolines slow hot loops tens of
     times), then ``tests`` run (``-x``, ``-k keyword``): killed when they fail; "not applicable" when its
@@ -368,8 +368,9 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
 
     found = outcome(work / name, group).values()
     kinds = ("survivors", "unchecked") if unchecked else ("survivors",)
+    listed = equivalents() if skip_listed else {}
     survivors = [m for module in found for kind in kinds for m in module[kind]  # type: ignore[attr-defined]
-                 if match in m]
+                 if match in m and m not in listed]
     log = _applied_log(work / name)
     # what was run: the tests' content, the selection, and whether each run built its own grounder cache
     version = _tests_version(tests, keyword) + ("+fresh" if fresh and group.shared_cache else "")
@@ -465,6 +466,8 @@ def main() -> int:
                          "mutmut saw no test for (code run at import, such as gate/rules.py's catalogue)")
     ap.add_argument("--jobs", type=int, default=1,
                     help="with --recheck --applied: mutants run side by side, each in its own copy of the tree")
+    ap.add_argument("--skip-equivalent", action="store_true",
+                    help="with --recheck --applied: leave out the survivors listed in tools/mutation_equivalent.tsv")
     ap.add_argument("--fresh-cache", action="store_true",
                     help="with --recheck: every test run builds its own grounder cache (for the code that builds it)")
     ap.add_argument("--match", default="", help="with --recheck: only survivors whose name holds this text")
@@ -499,7 +502,8 @@ def main() -> int:
             return 3
         if args.applied:
             rows = recheck_applied(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
-                                   args.keyword, args.fresh_cache, args.unchecked, args.jobs)
+                                   args.keyword, args.fresh_cache, args.unchecked, args.jobs,
+                                   args.skip_equivalent)
         else:
             rows = recheck(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
                            args.fresh_cache)
