@@ -255,3 +255,13 @@ def test_a_marker_of_punctuation_only_is_left_out_when_rendering() -> None:
     # a footnote dagger as the citation: the group is the dagger alone, and rendering drops it
     t = tokenize("resistance\u2020 was seen", markers=[(10, 11)])
     assert (t.kinds, t.render(), t.render(markers=True)) == ("wPww", "resistance was seen", "resistance\u2020was seen")
+
+
+def test_render_gives_the_tokens_asked_for_and_a_break_as_a_line_break() -> None:
+    t = tokenize("EGFR mutations predict resistance")
+    assert (t.render(1, 3), t.render(2), t.render()) == ("mutations predict", "predict resistance",
+                                                         "EGFR mutations predict resistance")
+    cells = tokenize("cell one cell two cell three", breaks=[9, 18])
+    assert cells.kinds == "wwbwwbww"
+    assert cells.render() == "cell one\ncell two\ncell three"
+    assert cells.render(3, 5) == "cell two"

@@ -680,3 +680,23 @@ def test_a_one_word_quote_found_only_as_a_passage_s_last_word(papers: list[Any])
             assert p.text[hit.start:hit.end] == m.group(1)
             seen += 1
     assert seen >= 3, seen
+
+
+def test_a_quote_across_two_table_cells_is_not_found_across_them(papers: list[Any]) -> None:
+    """No quote continues across a cell or line boundary of a table (a break): two words that end one cell
+    and two that start the next, adjacent in the printed text, are not located across the boundary."""
+    seen = 0
+    for paper in papers:
+        for passage in paper.passages:
+            for cut in passage.breaks:
+                left, right = passage.text[:cut].rstrip(), passage.text[cut:].lstrip()
+                before, after = re.findall(r"[A-Za-z]{3,}", left)[-2:], re.findall(r"[A-Za-z]{3,}", right)[:2]
+                if len(before) < 2 or len(after) < 2 or not (left.endswith(before[1]) and right.startswith(after[0])):
+                    continue
+                quote = " ".join(before + after)
+                if quote not in " ".join((left[-60:] + " " + right[:60]).split()):
+                    continue  # the four words are not adjacent across the boundary
+                hit = paper.locate(quote)
+                assert hit is None or not (hit.passage is passage and hit.start < cut < hit.end), quote
+                seen += 1
+    assert seen >= 5, seen  # 6 when written
