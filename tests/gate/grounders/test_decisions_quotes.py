@@ -700,3 +700,19 @@ def test_a_quote_across_two_table_cells_is_not_found_across_them(papers: list[An
                 assert hit is None or not (hit.passage is passage and hit.start < cut < hit.end), quote
                 seen += 1
     assert seen >= 5, seen  # 6 when written
+
+
+def test_a_paper_read_without_cached_tokens_keeps_its_table_cells_apart() -> None:
+    """The same for a paper tokenised on the spot (no grounder cache: an article read and checked at once)."""
+    from bioevidence.gate.grounders.quotes import PaperText
+    from bioevidence.text.jats import parse_jats
+
+    xml = ("<article><front><article-meta><title-group><article-title>A test article</article-title></title-group>"
+           "</article-meta></front><body><sec><title>Results</title><p>Text.</p><table-wrap id=\"t1\"><label>Table 1"
+           "</label><caption><p>Cases</p></caption><table><tr><td>EGFR mutant tumours</td><td>responded to gefitinib"
+           "</td></tr></table></table-wrap></sec></body></article>")
+    paper = PaperText(parse_jats(xml.encode("utf-8")))
+    table = next(p for p in paper.passages if p.kind == "table")
+    assert table.text == "EGFR mutant tumours responded to gefitinib" and table.breaks == (20,)
+    assert paper.locate("EGFR mutant tumours") is not None and paper.locate("responded to gefitinib") is not None
+    assert paper.locate("mutant tumours responded to") is None
