@@ -79,3 +79,39 @@ def test_a_one_word_quote_found_in_the_paper_matches_whole(four_papers: list[Any
     word = next(w for _, p in _plain([paper]) for w in p.text.split() if w.isalpha() and len(w) > 8)
     found = paper.closest(word)
     assert found is not None and found.ratio == 1.0 and found.differences == (), found
+
+
+def _article(body: str) -> Any:
+    """The grounder's view of a JATS article with ``body`` (JATS body elements) under one section."""
+    from bioevidence.gate.grounders.quotes import PaperText
+    from bioevidence.text.jats import parse_jats
+
+    xml = ("<article><front><article-meta><title-group><article-title>A test article</article-title></title-group>"
+           f"</article-meta></front><body><sec><title>Results</title>{body}</sec></body></article>")
+    return PaperText(parse_jats(xml.encode("utf-8")))
+
+
+def test_a_misquoted_table_row_is_shown_against_that_row_only() -> None:
+    paper = _article("<p>Text.</p><table-wrap id=\"t1\"><label>Table 1</label><caption><p>Cases</p></caption><table>"
+                     "<tr><td>EGFR mutant tumours responded to gefitinib in most cases</td></tr>"
+                     "<tr><td>KRAS mutant tumours did not respond to gefitinib in any case</td></tr></table></table-wrap>")
+    found = paper.closest("EGFR mutant tumours responded to erlotinib in most cases")
+    assert found is not None and found.passage.kind == "table"
+    assert found.excerpt == "EGFR mutant tumours responded to gefitinib in most cases"
+    assert found.differences == (("to gefitinib in", "to erlotinib in"),)
+
+
+def test_of_two_equally_close_passages_the_first_is_shown() -> None:
+    sentence = "KRAS mutant tumours did not respond to gefitinib in this cohort."
+    paper = _article(f'<p id="first">{sentence}</p><p id="second">{sentence}</p>')
+    found = paper.closest("KRAS mutant tumours did not respond to erlotinib in this cohort")
+    assert found is not None and found.passage.id == "first"
+
+
+def test_a_quote_ending_in_a_capital_x_keeps_its_last_word() -> None:
+    # the quote's trailing full stop and spaces are dropped before comparing, never a last word "X"
+    paper = _article("<p>The variant was found on chromosome Y in two families.</p>")
+    found = paper.closest("The variant was found on chromosome X")
+    assert found is not None and len(found.differences) == 1
+    said, quoted = found.differences[0]
+    assert "chromosome Y" in said and quoted.endswith("chromosome X")
