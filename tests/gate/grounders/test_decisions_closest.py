@@ -92,9 +92,10 @@ def _article(body: str) -> Any:
 
 
 def test_a_misquoted_table_row_is_shown_against_that_row_only() -> None:
-    paper = _article("<p>Text.</p><table-wrap id=\"t1\"><label>Table 1</label><caption><p>Cases</p></caption><table>"
-                     "<tr><td>EGFR mutant tumours responded to gefitinib in most cases</td></tr>"
-                     "<tr><td>KRAS mutant tumours did not respond to gefitinib in any case</td></tr></table></table-wrap>")
+    paper = _article("<p>Text.</p><table-wrap id=\"t1\"><label>Table 1</label><caption><p>Cases</p></caption>"
+                     "<table><tr><td>EGFR mutant tumours responded to gefitinib in most cases</td></tr>"
+                     "<tr><td>KRAS mutant tumours did not respond to gefitinib in any case</td></tr>"
+                     "</table></table-wrap>")
     found = paper.closest("EGFR mutant tumours responded to erlotinib in most cases")
     assert found is not None and found.passage.kind == "table"
     assert found.excerpt == "EGFR mutant tumours responded to gefitinib in most cases"
@@ -115,3 +116,20 @@ def test_a_quote_ending_in_a_capital_x_keeps_its_last_word() -> None:
     assert found is not None and len(found.differences) == 1
     said, quoted = found.differences[0]
     assert "chromosome Y" in said and quoted.endswith("chromosome X")
+
+
+#: one sentence of 215 tokens in which "the" and "variant," are frequent: difflib's "autojunk" heuristic (on by
+#: default for 200 tokens or more) would ignore them and read a near-copy as mostly different
+LONG = "In this cohort " + ", ".join(f"the EGFR{k} variant" for k in range(1, 71)) + " were found."
+
+
+def test_a_misquote_of_a_long_sentence_counts_its_frequent_words() -> None:
+    paper = _article(f"<p>{LONG}</p>")
+    short = ("In this cohort the EGFR1 variant, the EGFR2 variant, the KRAS3 variant, the EGFR4 variant, "
+             "the EGFR5 variant")
+    found = paper.closest(short)
+    assert found is not None and found.ratio == 17 / 18  # every token but KRAS3
+    assert found.differences == (("the EGFR3 variant,", "the KRAS3 variant,"),)
+    whole = paper.closest(LONG.replace("EGFR33 ", "KRAS33 "))
+    assert whole is not None and whole.ratio == 214 / 215
+    assert whole.differences == (("the EGFR33 variant,", "the KRAS33 variant,"),)
