@@ -285,7 +285,8 @@ def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = 
     ``MUTANT_UNDER_TEST``) in that run's ``mutants/`` tree, with the tests as they are now copied into it,
     then ``tests`` run (``-x``): killed when they fail. Shows which survivors the tests written since the run
     kill, without a whole new run (the mutated sources are the run's; only the tests are new). ``fresh``:
-    without the group's shared grounder cache (for code that builds what the cache holds)."""
+    without the group's shared grounder cache (for code that builds what the cache holds). Each result is
+    appended to the same log as ``--applied``'s, so the group's table counts what it killed."""
     found = outcome(work / name, group).values()
     survivors = [m for module in found for m in module["survivors"] if match in m]  # type: ignore[attr-defined]
     mutants = work / name / "mutants"
@@ -304,8 +305,13 @@ def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = 
                 raise SystemExit(f"the tests fail with no mutant switched on (exit {run.returncode}): "
                                  f"{run.stdout[-1500:]}")
             continue
-        rows.append({"mutant": mutant, "killed": run.returncode == 1, "exit": run.returncode,
-                     "by": [line for line in run.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]})
+        row: dict[str, object] = {
+            "mutant": mutant, "killed": run.returncode == 1, "exit": run.returncode, "tests": tests,
+            "tests_sha": _tests_version(tests) + "+trampoline", "via": "trampoline",
+            "by": [line for line in run.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]}
+        rows.append(row)
+        with _applied_log(work / name).open("a", encoding="utf-8") as fh:  # the table counts it, as --applied
+            fh.write(json.dumps(row) + "\n")
     return rows
 
 
