@@ -558,3 +558,18 @@ def test_integrity_says_what_is_wrong_in_each_case() -> None:
         assert [(f.field_path, f.message) for f in found] == [(path, message)], (place, value, found)
         given = found[0].fix
         assert (None if given is None else (given.action, given.field_path, given.value)) == fix, (place, given)
+
+
+def test_bev002_and_bev003_messages_name_the_hashes_and_the_allowed_values() -> None:
+    """The messages a curator reads: BEV002 shows the first 12 hex digits of both hashes, BEV003 the value and
+    the allowed ones, comma-separated (the built-in research_summary profile allows two predicates)."""
+    rec = _quoted_claim()
+    frozen = rec["source_artifacts"][0]["sha256"]
+    rec["source_artifacts"][0]["observed_sha256"] = "f" * 64
+    rec["statement"]["predicate"] = "causes_xyz"
+    found = {f.rule_id: f for f in Validator().validate(rec).findings}
+    assert found["BEV002"].message == (f"Observed source hash {'f' * 12}… differs from the frozen hash {frozen[:12]}…; "
+                                       "re-pin the source or fix the record.")
+    assert found["BEV003"].message == ("'causes_xyz' is outside the profile's allowed predicates "
+                                       "(associated_with, contributes_to).")
+    assert found["BEV003"].field_path == "$.statement.predicate"
