@@ -88,7 +88,6 @@ def test_the_one_split_path_equals_the_general_loop_on_every_paragraph(paragraph
     assert not differ, f"{len(differ)} texts tokenised differently, e.g. {differ[:3]}"
 
 
-
 @pytest.mark.parametrize("text", ["", " ", "\n\t ", "\u200b", "\u00ad\u2060", " \ufeff "])
 def test_a_text_with_nothing_visible_has_no_tokens(text: str) -> None:
     assert _fields(tokenize(text)) == _fields(_general(text)) == ([], "", "", [], [])
