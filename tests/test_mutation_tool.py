@@ -1,4 +1,5 @@
-"""tools/mutation.py's bookkeeping (issue 30): applying a mutant shown by mutmut to today's source, and
+"""tools/mutation.py's bookkeeping (issue 30; the recheck's log and applying a mutant are in
+tools/mutation_log.py): applying a mutant shown by mutmut to today's source, and
 counting what later re-checks killed. mutmut itself is not needed: its outputs are written here in the
 forms mutmut 3.8 writes them (a method shown dedented, with continuation lines as they are in the file;
 ``<module>.py.meta`` with ``exit_code_by_key``)."""
