@@ -168,3 +168,34 @@ def test_a_mutant_that_crashes_the_test_process_counts_as_killed_and_a_stop_by_h
     (tmp_path / "text-applied.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     counted = mutation.outcome(run, mutation.Group(0.9, ("text/tokens.py",), ()))["text/tokens.py"]
     assert (counted["killed since"], counted["survived"], counted["survivors"]) == (2, 1, ["g_2"])
+
+
+def test_the_order_plugin_records_durations_then_runs_the_cheapest_tests_first(tmp_path: Path) -> None:
+    """tools/mutation_order.py: the run with no mutant records each test's time; a mutant's run takes the
+    tests by that time, a test the record lacks first, and otherwise in collection order."""
+    import os
+    import subprocess
+
+    (tmp_path / "test_four.py").write_text(
+        "def test_a():\n    pass\n\ndef test_b():\n    pass\n\ndef test_c():\n    pass\n\ndef test_d():\n    pass\n",
+        encoding="utf-8")
+    durations = tmp_path / "durations.json"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "tools")}
+    env.pop("BIOEVIDENCE_MUTATION_ORDER", None)
+
+    def run(extra: dict[str, str]) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-p", "no:xdist",
+                               "-p", "mutation_order", "test_four.py"],
+                              cwd=tmp_path, capture_output=True, text=True, env={**env, **extra})
+        assert done.returncode == 0, done.stdout + done.stderr
+        return [line.split("::")[1].split()[0] for line in done.stdout.splitlines() if "::test_" in line]
+
+    assert run({"BIOEVIDENCE_MUTATION_DURATIONS": str(durations)}) == ["test_a", "test_b", "test_c", "test_d"]
+    recorded = json.loads(durations.read_text(encoding="utf-8"))
+    assert sorted(recorded) == [f"test_four.py::test_{x}" for x in "abcd"]
+    assert all(isinstance(v, float) and v >= 0 for v in recorded.values())
+    # made-up costs: c cheapest, then a, then b; d is not in the record (a test written since): first
+    durations.write_text(json.dumps({"test_four.py::test_a": 2.0, "test_four.py::test_b": 3.0,
+                                     "test_four.py::test_c": 1.0}), encoding="utf-8")
+    assert run({"BIOEVIDENCE_MUTATION_ORDER": str(durations)}) == ["test_d", "test_c", "test_a", "test_b"]
+    assert run({}) == ["test_a", "test_b", "test_c", "test_d"]  # neither variable: pytest's own order

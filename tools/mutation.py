@@ -176,7 +176,10 @@ def copy_tree(where: Path) -> Path:
 
 
 def prepare(name: str, group: Group, work: Path) -> Path:
-    """A fresh copy of the working tree for ``group``, its pyproject set up for mutmut."""
+    """A fresh copy of the working tree for ``group``, its pyproject set up for mutmut. The log of the last
+    run's rechecks goes: mutmut numbers mutants within a function, so after a change one name can be another
+    mutant."""
+    _applied_log(work / name).unlink(missing_ok=True)
     where = copy_tree(work / name)
     pyproject = where / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8")
@@ -194,6 +197,21 @@ def prepare(name: str, group: Group, work: Path) -> Path:
              "timeout_multiplier = 5.0\ntimeout_constant = 30.0\n")
     pyproject.write_text(text, encoding="utf-8")
     return where
+
+
+def generate(where: Path) -> None:
+    """mutmut's mutant generation alone, in a tree :func:`prepare` set up: the mutated sources and each module's
+    ``.meta`` with every mutant "not checked". mutmut's own test runs (coverage stats, trampolines) are left out:
+    ``--plain`` runs each mutant as plain code instead (:func:`recheck_applied`)."""
+    script = ("import os\n"
+              "from mutmut.__main__ import create_mutants\n"
+              "from mutmut.utils.file_utils import copy_also_copy_files, copy_src_dir, setup_source_paths\n"
+              "os.makedirs('mutants', exist_ok=True)\n"
+              "copy_src_dir()\ncopy_also_copy_files()\nsetup_source_paths()\ncreate_mutants(2)\n")
+    run = subprocess.run([sys.executable, "-c", script], cwd=where, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"mutmut's mutant generation failed in {where} (mutmut 3.8 is what this calls): "
+                         f"{run.stderr[-1500:]}")
 
 
 def outcome(where: Path, group: Group, equivalent: dict[str, str] | None = None) -> dict[str, dict[str, object]]:
@@ -291,7 +309,8 @@ def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = 
 
 def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match: str = "",
                     keyword: str = "", fresh: bool = False, unchecked: bool = False,
-                    jobs: int = 1, skip_listed: bool = False) -> list[dict[str, object]]:
+                    jobs: int = 1, skip_listed: bool = False,
+                    deselect: tuple[str, ...] = ()) -> list[dict[str, object]]:
     """Each survivor of the last run of ``name`` written into a copy of today's tree as plain code (its
     hunk applied by :func:`_apply_by_lines`; no trampoline: mutmut's trampolines slow hot loops tens of
     times), then ``tests`` run (``-x``, ``-k keyword``): killed when they fail; "not applicable" when its
@@ -310,22 +329,34 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
                  if match in m and m not in listed]
     log = _applied_log(work / name)
     # what was run: the tests' content, the selection, and whether each run built its own grounder cache
-    version = _tests_version(tests, keyword) + ("+fresh" if fresh and group.shared_cache else "")
+    selected = keyword + "".join(f" --deselect {t}" for t in deselect)
+    version = _tests_version(tests, selected) + ("+fresh" if fresh and group.shared_cache else "")
     done = {(r["mutant"], r.get("tests_sha", "")) for r in _applied_rows(work / name)}
     # a stopped recheck resumes; with tests changed since, every survivor runs again
     pending = iter([m for m in survivors if (m, version) not in done])
     trees = [copy_tree(work / f"{name}-applied{'' if i == 0 else f'-{i}'}") for i in range(max(1, jobs))]
-    selection = ["-k", keyword] if keyword else []
+    selection = (["-k", keyword] if keyword else []) + [a for t in deselect for a in ("--deselect", t)]
+    # the run with no mutant records each test's duration; every mutant's run then takes the cheapest first
+    # (tools/mutation_order.py: with -x a killed mutant stops at its first failing test)
+    durations = work / f"{name}-durations.json"
     lock = threading.Lock()
     rows: list[dict[str, object]] = []
 
-    def run_tests(job: int) -> tuple[int | str, str]:
+    plugin = work / "pytest-plugin"  # on PYTHONPATH alone: the rest of tools/ could shadow a module
+    plugin.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(ROOT / "tools" / "mutation_order.py", plugin / "mutation_order.py")
+
+    limit = [600.0]  # seconds a test run may take; then five times the run with no mutant, plus 30 s (as mutmut)
+
+    def run_tests(job: int, record: bool = False) -> tuple[int | str, str]:
+        order = {"BIOEVIDENCE_MUTATION_DURATIONS" if record else "BIOEVIDENCE_MUTATION_ORDER": str(durations)}
         shared = {"BIOEVIDENCE_TEST_CACHE": str(work / f"{name}-applied-cache{'' if job == 0 else f'-{job}'}")} \
             if group.shared_cache and not fresh else {}
         try:  # each test process capped at 6 GB: a mutant that loops appending fails with MemoryError
             run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "0",
-                                  *selection, *tests], cwd=trees[job], capture_output=True, text=True, timeout=600,
-                                 env={**os.environ, **shared, "PYTHONPATH": str(trees[job] / "src")},
+                                  "-p", "mutation_order", *selection, *tests], cwd=trees[job], capture_output=True,
+                                 text=True, timeout=limit[0], env={**os.environ, **shared, **order,
+                                                              "PYTHONPATH": f"{trees[job] / 'src'}:{plugin}"},
                                  preexec_fn=_cap_memory)
             return run.returncode, run.stdout
         except subprocess.TimeoutExpired:
@@ -363,9 +394,11 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
                     with log.open("a", encoding="utf-8") as fh:
                         fh.write(json.dumps(row) + "\n")
 
-    code, out = run_tests(0)  # first no mutant: the tests must pass on today's sources
+    t0 = time.perf_counter()
+    code, out = run_tests(0, record=True)  # first no mutant: the tests must pass on today's sources
     if code != 0:
         raise SystemExit(f"the tests fail with no mutant (exit {code}): {out[-1500:]}")
+    limit[0] = 5 * (time.perf_counter() - t0) + 30
     with ThreadPoolExecutor(len(trees)) as pool:
         list(pool.map(worker, range(len(trees))))
     return sorted(rows, key=lambda r: str(r["mutant"]))
@@ -402,6 +435,9 @@ def main() -> int:
     ap.add_argument("--fresh-cache", action="store_true",
                     help="with --recheck: every test run builds its own grounder cache (for the code that builds it)")
     ap.add_argument("--match", default="", help="with --recheck: only survivors whose name holds this text")
+    ap.add_argument("--plain", action="store_true",
+                    help="mutmut generates the mutants; each runs as plain code in a copy of the tree (no "
+                         "trampolines), the group's tests cheapest first with -x, --jobs side by side")
     ap.add_argument("--named", action="store_true",
                     help="only the three hand-made mutations of issue 30 (stance always supports, stance "
                          "inverted, hybrid without dense): each must fail a test")
@@ -462,7 +498,14 @@ def main() -> int:
             group = replace(group, modules=tuple(args.module))
         where = args.work / name
         seconds = None
-        if not args.reuse:
+        if args.plain and not args.reuse:
+            where = prepare(name, group, args.work)
+            t0 = time.perf_counter()
+            generate(where)
+            recheck_applied(name, group, args.work, list(group.tests), unchecked=True, jobs=args.jobs,
+                            deselect=group.slow)
+            seconds = time.perf_counter() - t0
+        elif not args.reuse:
             where = prepare(name, group, args.work)
             t0 = time.perf_counter()
             env = dict(os.environ)
