@@ -7,6 +7,7 @@ the threshold ignored: each figure is checked against a bound well above what su
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,31 @@ def test_without_weights_loading_names_the_fix_and_nothing_is_labelled() -> None
     assert why is not None and "tools/train_stance.py" in why and "docs/stance.md" in why
     with pytest.raises(ConfigurationError, match="train_stance"):
         load_model()
+
+
+def test_the_reasons_a_model_is_unavailable_read_as_docs_stance_md_gives_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The words a user reads (the `stance` command's error line, the BEV036 note, `debug.stance`), exactly:
+    a folder the variable names without a card, and (in a build without weights) no weights at all."""
+    from bioevidence.meaning.model import ENV
+
+    monkeypatch.setenv(ENV, str(tmp_path))
+    assert unavailable() == (f"BIOEVIDENCE_STANCE_MODEL names {tmp_path}, which holds no model.json: point it at "
+                             "the folder `python tools/train_stance.py --out DIR` wrote (docs/stance.md)")
+    # a runtime module missing (what an import of it finds: nothing) comes first, whatever the folder holds
+    with monkeypatch.context() as gone:
+        gone.setitem(sys.modules, "onnxruntime", None)
+        assert unavailable() == ("the stance model's runtime (onnxruntime) is not installed: "
+                                 "pip install 'bioevidence[librarian]'")
+    for blank in ("  ", None):  # blank reads as unset: the package's own folder
+        if blank is None:
+            monkeypatch.delenv(ENV)
+        else:
+            monkeypatch.setenv(ENV, blank)
+        if not available():
+            assert unavailable() == ("this installation holds no stance model weights (bioevidence/_data/stance): "
+                                     "build them from a source checkout with `python tools/train_stance.py` "
+                                     "(docs/stance.md)")
 
 
 def test_a_folder_without_a_card_is_refused_with_the_fix(tmp_path: Path) -> None:
