@@ -171,31 +171,35 @@ def test_a_mutant_that_crashes_the_test_process_counts_as_killed_and_a_stop_by_h
 
 
 def test_the_order_plugin_records_durations_then_runs_the_cheapest_tests_first(tmp_path: Path) -> None:
-    """tools/mutation_order.py: the run with no mutant records each test's time; a mutant's run takes the
-    tests by that time, a test the record lacks first, and otherwise in collection order."""
+    """tools/mutation_order.py: the run with no mutant records each test's call and each fixture's setup; a
+    mutant's run takes the tests by their call plus their fixtures' setup (so every user of an expensive
+    fixture waits), what the record lacks costing 0, ties in collection order."""
     import os
     import subprocess
 
-    (tmp_path / "test_four.py").write_text(
-        "def test_a():\n    pass\n\ndef test_b():\n    pass\n\ndef test_c():\n    pass\n\ndef test_d():\n    pass\n",
-        encoding="utf-8")
+    (tmp_path / "test_five.py").write_text(
+        "import pytest\n\n@pytest.fixture(scope='module')\ndef big():\n    return 1\n\n"
+        "def test_a():\n    pass\n\ndef test_b():\n    pass\n\ndef test_c(big):\n    pass\n\n"
+        "def test_d():\n    pass\n\ndef test_e(big):\n    pass\n", encoding="utf-8")
     durations = tmp_path / "durations.json"
     env = {**os.environ, "PYTHONPATH": str(REPO / "tools")}
     env.pop("BIOEVIDENCE_MUTATION_ORDER", None)
 
     def run(extra: dict[str, str]) -> list[str]:
         done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-p", "no:xdist",
-                               "-p", "mutation_order", "test_four.py"],
+                               "-p", "mutation_order", "test_five.py"],
                               cwd=tmp_path, capture_output=True, text=True, env={**env, **extra})
         assert done.returncode == 0, done.stdout + done.stderr
         return [line.split("::")[1].split()[0] for line in done.stdout.splitlines() if "::test_" in line]
 
-    assert run({"BIOEVIDENCE_MUTATION_DURATIONS": str(durations)}) == ["test_a", "test_b", "test_c", "test_d"]
+    assert run({"BIOEVIDENCE_MUTATION_DURATIONS": str(durations)}) == [f"test_{x}" for x in "abcde"]
     recorded = json.loads(durations.read_text(encoding="utf-8"))
-    assert sorted(recorded) == [f"test_four.py::test_{x}" for x in "abcd"]
-    assert all(isinstance(v, float) and v >= 0 for v in recorded.values())
-    # made-up costs: c cheapest, then a, then b; d is not in the record (a test written since): first
-    durations.write_text(json.dumps({"test_four.py::test_a": 2.0, "test_four.py::test_b": 3.0,
-                                     "test_four.py::test_c": 1.0}), encoding="utf-8")
-    assert run({"BIOEVIDENCE_MUTATION_ORDER": str(durations)}) == ["test_d", "test_c", "test_a", "test_b"]
-    assert run({}) == ["test_a", "test_b", "test_c", "test_d"]  # neither variable: pytest's own order
+    assert sorted(recorded["tests"]) == [f"test_five.py::test_{x}" for x in "abcde"]
+    assert "big" in recorded["fixtures"]
+    assert all(isinstance(v, float) and v >= 0 for part in recorded.values() for v in part.values())
+    # made-up costs: a 2, b 3, c 0.5 + big 5; d and e are not in the record (written since): d 0, e 0 + big 5
+    durations.write_text(json.dumps({"tests": {"test_five.py::test_a": 2.0, "test_five.py::test_b": 3.0,
+                                               "test_five.py::test_c": 0.5},
+                                     "fixtures": {"big": 5.0}}), encoding="utf-8")
+    assert run({"BIOEVIDENCE_MUTATION_ORDER": str(durations)}) == ["test_d", "test_a", "test_b", "test_e", "test_c"]
+    assert run({}) == [f"test_{x}" for x in "abcde"]  # neither variable: pytest's own order
