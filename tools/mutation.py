@@ -14,9 +14,10 @@ module (mutants, killed, survived, timed out, no tests, killed share against the
 the mutation score: the share with the survivors ``tools/mutation_equivalent.tsv`` lists as equivalent,
 each with its reason, left out) and, for each surviving mutant, its name (and the listed reason) and
 diff (``--diffs``) so a test can be written for it.
-``--json`` gives the same as one object. Not part of CI. Measured: the gate group alone took 52 min
-on 2 cores (1,642 mutants, 0.5 a second, a benchmark running beside it); every group takes several
-hours, so run the groups you changed (docs/mutation.md).
+``--json`` gives the same as one object. Not part of CI. Measured: the gate group took 31 min on the
+idle machine with mutmut's own runner; ``--plain`` (every mutant as plain code, the tests cheapest
+first) ran the meaning group in 8 min and ranking in 14 (``--jobs 2``). Run the groups you changed
+(docs/mutation.md).
 """
 
 from __future__ import annotations
