@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tools"))
 
 import mutation  # noqa: E402
+import mutation_log  # noqa: E402
 
 SOURCE = '''class Grounder:
     def check(self, see, path):
@@ -43,7 +45,7 @@ SHOWN = '''# x.check__mutmut_1: survived
 
 
 def test_a_dedented_method_s_mutant_is_applied_at_its_own_indentation() -> None:
-    out = mutation._apply_by_lines(SOURCE, SHOWN)
+    out = mutation_log._apply_by_lines(SOURCE, SHOWN)
     assert out == SOURCE.replace('finding("BEV023"', "finding(None")
     compile(out, "x.py", "exec")
 
@@ -52,14 +54,14 @@ def test_a_mutant_still_applies_when_code_was_added_beside_it_since_the_run() ->
     grown = SOURCE.replace("        close = self.close(path)\n",
                            "        if path is None:  # added since the run\n            return []\n"
                            "        close = self.close(path)\n")
-    out = mutation._apply_by_lines(grown, SHOWN)
+    out = mutation_log._apply_by_lines(grown, SHOWN)
     assert out == grown.replace('finding("BEV023"', "finding(None")
 
 
 def test_a_mutant_whose_lines_are_not_there_or_not_once_is_not_applied() -> None:
-    assert mutation._apply_by_lines(SOURCE.replace('"merged"', '"gone"'), SHOWN) is None
+    assert mutation_log._apply_by_lines(SOURCE.replace('"merged"', '"gone"'), SHOWN) is None
     twice = SOURCE + SOURCE.replace("class Grounder", "class Other")
-    assert mutation._apply_by_lines(twice, SHOWN) is None  # ambiguous: applied nowhere
+    assert mutation_log._apply_by_lines(twice, SHOWN) is None  # ambiguous: applied nowhere
 
 
 def test_removed_lines_are_replaced_at_the_indentation_of_the_first() -> None:
@@ -71,7 +73,7 @@ def test_removed_lines_are_replaced_at_the_indentation_of_the_first() -> None:
          return [finding("BEV023", "merged", path, fix)]
      close = self.close(path)
 """
-    out = mutation._apply_by_lines(SOURCE, shown)
+    out = mutation_log._apply_by_lines(SOURCE, shown)
     assert out == SOURCE.replace("""Fix("replace", path, see[0]) \\
                 if len(see) == 1 else None""", "None")
     compile(out, "x.py", "exec")
@@ -203,3 +205,59 @@ def test_the_order_plugin_records_durations_then_runs_the_cheapest_tests_first(t
                                      "fixtures": {"big": 5.0}}), encoding="utf-8")
     assert run({"BIOEVIDENCE_MUTATION_ORDER": str(durations)}) == ["test_d", "test_a", "test_b", "test_e", "test_c"]
     assert run({}) == [f"test_{x}" for x in "abcde"]  # neither variable: pytest's own order
+
+
+def test_the_order_plugin_records_which_tests_reach_each_function_and_runs_only_those_chosen(tmp_path: Path) -> None:
+    """tools/mutation_order.py: a call counts for the test that makes it, a call in a fixture's setup for
+    every user of the fixture (set up once, read by each), a call at import for no test (""); functions
+    are named as mutmut names them; BIOEVIDENCE_MUTATION_SELECT runs only the node ids listed."""
+    import os
+    import subprocess
+
+    (tmp_path / "mod.py").write_text(
+        "def a():\n    return 1\n\ndef b():\n    def inner():\n        return [i for i in range(2)]\n"
+        "    return inner()\n\ndef c():\n    return 3\n\ndef never():\n    return 4\n\n"
+        "class C:\n    def m(self):\n        return 5\n", encoding="utf-8")
+    (tmp_path / "test_mod.py").write_text(
+        "import pytest\nimport mod\n\nmod.c()\n\n@pytest.fixture(scope='session')\ndef built():\n    return mod.b()\n\n"
+        "def test_one():\n    assert mod.a() == 1\n\ndef test_two(built):\n    assert built == [0, 1]\n\n"
+        "def test_three(built):\n    assert mod.C().m() == 5\n\ndef test_four():\n    pass\n", encoding="utf-8")
+    record = tmp_path / "reach.json"
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'tools'}:{tmp_path}"}
+    for name in ("BIOEVIDENCE_MUTATION_ORDER", "BIOEVIDENCE_MUTATION_DURATIONS", "BIOEVIDENCE_MUTATION_SELECT"):
+        env.pop(name, None)
+
+    def run(extra: dict[str, str]) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-p", "no:xdist",
+                               "-p", "mutation_order", "test_mod.py"],
+                              cwd=tmp_path, capture_output=True, text=True, env={**env, **extra})
+        assert done.returncode == 0, done.stdout + done.stderr
+        return [line.split("::")[1].split()[0] for line in done.stdout.splitlines() if "::test_" in line]
+
+    watch = f"pkg.mod={tmp_path / 'mod.py'}"
+    ran = run({"BIOEVIDENCE_MUTATION_REACH": str(record), "BIOEVIDENCE_MUTATION_WATCH": watch})
+    assert ran == ["test_one", "test_two", "test_three", "test_four"]
+    assert json.loads(record.read_text(encoding="utf-8")) == {
+        "pkg.mod.x_a": ["test_mod.py::test_one"],
+        "pkg.mod.x_b": ["test_mod.py::test_three", "test_mod.py::test_two"],
+        "pkg.mod.x_c": [""],
+        "pkg.mod.xǁCǁm": ["test_mod.py::test_three"]}
+    chosen = tmp_path / "chosen.txt"
+    chosen.write_text("test_mod.py::test_three\ntest_mod.py::test_one\n", encoding="utf-8")
+    assert run({"BIOEVIDENCE_MUTATION_SELECT": str(chosen)}) == ["test_one", "test_three"]
+
+
+def test_a_function_reached_only_while_the_cache_is_built_runs_its_tests_with_a_cache_of_its_own() -> None:
+    """tools/mutation_plain.py's plan: the tests that reached a function with an empty cache or a warm one; a
+    function reached only with the empty cache builds what the cache holds (its own cache); reached outside any
+    test: every test (None), with a cache of its own when the warm run did not reach it."""
+    import mutation_plain
+
+    group = mutation.Group(0.9, ("m.py",), ("tests",), shared_cache=True)
+    empty = {"x_f": ["t1"], "x_g": ["t2"], "x_h": ["", "t3"]}
+    warm = {"x_g": ["t2", "t4"], "x_k": ["t5"]}
+    assert mutation_plain.plan_from(group, empty, warm) == {
+        "x_f": (["t1"], True), "x_g": (["t2", "t4"], False), "x_h": (None, True), "x_k": (["t5"], False)}
+    # no shared cache: one run, nothing has a cache of its own
+    assert mutation_plain.plan_from(replace(group, shared_cache=False), empty, None) == {
+        "x_f": (["t1"], False), "x_g": (["t2"], False), "x_h": (None, False)}

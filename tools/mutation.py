@@ -5,8 +5,8 @@
     .venv/bin/python tools/mutation.py gate ranking    # some groups
     .venv/bin/python tools/mutation.py --list          # the groups, their modules and tests
 
-Each group mutates its modules only and runs only the tests that cover them (listed below; mutmut
-then narrows each mutant to the tests that reach its function). A group runs in a copy of the
+Each group mutates its modules only and runs only the tests that cover them (listed below; mutmut,
+or ``--plain``, then narrows each mutant to the tests that reach its function). A group runs in a copy of the
 working tree (the files git tracks or would track) under ``--work`` (default ``/tmp/bioevidence-mutation``), with
 the copy's pytest options set for one process (mutmut runs its own workers) and ``[tool.mutmut]``
 written into the copy's pyproject.toml, so the checkout is never touched. Printed: one table row per
@@ -14,10 +14,9 @@ module (mutants, killed, survived, timed out, no tests, killed share against the
 the mutation score: the share with the survivors ``tools/mutation_equivalent.tsv`` lists as equivalent,
 each with its reason, left out) and, for each surviving mutant, its name (and the listed reason) and
 diff (``--diffs``) so a test can be written for it.
-``--json`` gives the same as one object. Not part of CI. Measured: the gate group took 31 min on the
-idle machine with mutmut's own runner; ``--plain`` (every mutant as plain code, the tests cheapest
-first) ran the meaning group in 8 min, ranking in 14 and text in 39 (``--jobs 2``). Run the groups you changed
-(docs/mutation.md).
+``--json`` gives the same as one object. Not part of CI. ``--plain`` (tools/mutation_plain.py) runs every
+mutant as plain code with only the tests that reach its function, cheapest first; the figures of each
+group's run are in docs/mutation.md. Run the groups you changed.
 """
 
 from __future__ import annotations
@@ -35,11 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # the recheck's log and applying a mutant: tools/mutation_log.py
 from mutation_log import (
-    CRASHED,
     _applied_log,
-    _applied_rows,
-    _apply_by_lines,
-    _cap_memory,
     _tests_version,
     diff,
     killed_by_recheck,
@@ -308,103 +303,6 @@ def recheck(name: str, group: Group, work: Path, tests: list[str], match: str = 
     return rows
 
 
-def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match: str = "",
-                    keyword: str = "", fresh: bool = False, unchecked: bool = False,
-                    jobs: int = 1, skip_listed: bool = False,
-                    deselect: tuple[str, ...] = ()) -> list[dict[str, object]]:
-    """Each survivor of the last run of ``name`` written into a copy of today's tree as plain code (its
-    hunk applied by :func:`_apply_by_lines`; no trampoline: mutmut's trampolines slow hot loops tens of
-    times), then ``tests`` run (``-x``, ``-k keyword``): killed when they fail; "not applicable" when its
-    lines are no longer in the source. The grounder cache is shared when the group allows it (one cache a
-    job). ``unchecked``: the mutants the run did not reach too. ``jobs`` copies of the tree run mutants side
-    by side. Each result is appended to ``<work>/<name>-applied.jsonl`` as it comes (a stopped recheck keeps
-    what it did; mutants already run there with the same tests are not run again), and the group's table
-    counts them."""
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
-
-    found = outcome(work / name, group).values()
-    kinds = ("survivors", "unchecked") if unchecked else ("survivors",)
-    listed = equivalents() if skip_listed else {}
-    survivors = [m for module in found for kind in kinds for m in module[kind]  # type: ignore[attr-defined]
-                 if match in m and m not in listed]
-    log = _applied_log(work / name)
-    # what was run: the tests' content, the selection, and whether each run built its own grounder cache
-    selected = keyword + "".join(f" --deselect {t}" for t in deselect)
-    version = _tests_version(tests, selected) + ("+fresh" if fresh and group.shared_cache else "")
-    done = {(r["mutant"], r.get("tests_sha", "")) for r in _applied_rows(work / name)}
-    # a stopped recheck resumes; with tests changed since, every survivor runs again
-    pending = iter([m for m in survivors if (m, version) not in done])
-    trees = [copy_tree(work / f"{name}-applied{'' if i == 0 else f'-{i}'}") for i in range(max(1, jobs))]
-    selection = (["-k", keyword] if keyword else []) + [a for t in deselect for a in ("--deselect", t)]
-    # the run with no mutant records each test's duration; every mutant's run then takes the cheapest first
-    # (tools/mutation_order.py: with -x a killed mutant stops at its first failing test)
-    durations = work / f"{name}-durations.json"
-    lock = threading.Lock()
-    rows: list[dict[str, object]] = []
-
-    plugin = work / "pytest-plugin"  # on PYTHONPATH alone: the rest of tools/ could shadow a module
-    plugin.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(ROOT / "tools" / "mutation_order.py", plugin / "mutation_order.py")
-
-    limit = [600.0]  # seconds a test run may take; then five times the run with no mutant, plus 30 s (as mutmut)
-
-    def run_tests(job: int, record: bool = False) -> tuple[int | str, str]:
-        order = {"BIOEVIDENCE_MUTATION_DURATIONS" if record else "BIOEVIDENCE_MUTATION_ORDER": str(durations)}
-        shared = {"BIOEVIDENCE_TEST_CACHE": str(work / f"{name}-applied-cache{'' if job == 0 else f'-{job}'}")} \
-            if group.shared_cache and not fresh else {}
-        try:  # each test process capped at 6 GB: a mutant that loops appending fails with MemoryError
-            run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "0",
-                                  "-p", "mutation_order", *selection, *tests], cwd=trees[job], capture_output=True,
-                                 text=True, timeout=limit[0], env={**os.environ, **shared, **order,
-                                                              "PYTHONPATH": f"{trees[job] / 'src'}:{plugin}"},
-                                 preexec_fn=_cap_memory)
-            return run.returncode, run.stdout
-        except subprocess.TimeoutExpired:
-            return "timeout", ""
-
-    def one(job: int, mutant: str) -> dict[str, object]:
-        module = mutant.split(".x")[0].replace(".", "/").removeprefix("bioevidence/")
-        target = trees[job] / PKG / f"{module}.py"
-        original = target.read_text(encoding="utf-8")
-        patched = _apply_by_lines(original, diff(work / name, mutant))
-        if patched is None:
-            return {"mutant": mutant, "killed": False, "exit": "not applicable", "by": []}
-        target.write_text(patched, encoding="utf-8")
-        try:
-            code, out = run_tests(job)
-        finally:
-            target.write_text(original, encoding="utf-8")
-        by = [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]
-        # exit 2 with an ERROR line: the mutant breaks the import of the tests' modules (every test errors);
-        # pytest's other exit-2 causes (an interrupt, a usage error) print no ERROR line and stay unkilled
-        errored = code == 2 and bool(by) and by[0].startswith("ERROR")
-        return {"mutant": mutant, "killed": code in (1, "timeout", *CRASHED) or errored, "exit": code, "tests": tests,
-                "keyword": keyword, "tests_sha": version, "by": by}
-
-    def worker(job: int) -> None:
-        while True:
-            with lock:
-                mutant = next(pending, None)
-            if mutant is None:
-                return
-            row = one(job, mutant)
-            with lock:
-                rows.append(row)
-                if row["exit"] != "not applicable":
-                    with log.open("a", encoding="utf-8") as fh:
-                        fh.write(json.dumps(row) + "\n")
-
-    t0 = time.perf_counter()
-    code, out = run_tests(0, record=True)  # first no mutant: the tests must pass on today's sources
-    if code != 0:
-        raise SystemExit(f"the tests fail with no mutant (exit {code}): {out[-1500:]}")
-    limit[0] = 5 * (time.perf_counter() - t0) + 30
-    with ThreadPoolExecutor(len(trees)) as pool:
-        list(pool.map(worker, range(len(trees))))
-    return sorted(rows, key=lambda r: str(r["mutant"]))
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("groups", nargs="*", help=f"default: all ({', '.join(GROUPS)})")
@@ -469,6 +367,8 @@ def main() -> int:
             print("--recheck takes one group", file=sys.stderr)
             return 3
         if args.applied:
+            from mutation_plain import recheck_applied  # it imports this module
+
             rows = recheck_applied(args.groups[0], GROUPS[args.groups[0]], args.work, args.recheck, args.match,
                                    args.keyword, args.fresh_cache, args.unchecked, args.jobs,
                                    args.skip_equivalent)
@@ -500,11 +400,13 @@ def main() -> int:
         where = args.work / name
         seconds = None
         if args.plain and not args.reuse:
+            from mutation_plain import recheck_applied
+
             where = prepare(name, group, args.work)
             t0 = time.perf_counter()
             generate(where)
             recheck_applied(name, group, args.work, list(group.tests), unchecked=True, jobs=args.jobs,
-                            deselect=group.slow)
+                            deselect=group.slow, narrow=True)
             seconds = time.perf_counter() - t0
         elif not args.reuse:
             where = prepare(name, group, args.work)
