@@ -124,8 +124,9 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
             env["BIOEVIDENCE_MUTATION_SELECT"] = str(trees[job] / "selected.txt")
             chosen = sorted({nodeid.split("::", 1)[0] for nodeid in only})  # collect only their files
         try:  # each test process capped at 6 GB: a mutant that loops appending fails with MemoryError
-            run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "xdist.plugin",
-                                  "-n", "0", "-p", "mutation_order", *selection, *chosen], cwd=trees[job],
+            run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                                  "-p", "xdist.plugin", "-n", "0", "-p", "mutation_order", *selection, *chosen],
+                                 cwd=trees[job],
                                  capture_output=True, text=True, timeout=limit[0], env=env, preexec_fn=_cap_memory)
             return run.returncode, run.stdout
         except subprocess.TimeoutExpired:
