@@ -105,6 +105,15 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
     shutil.copy2(ROOT / "tools" / "mutation_order.py", plugin / "mutation_order.py")
 
     limit = [600.0]  # seconds a test run may take; then five times the run with no mutant, plus 30 s (as mutmut)
+    spent: dict[str, dict[str, float]] = {}  # the run with no mutant's durations, once recorded
+
+    def allowed(only: list[str] | None) -> float:
+        """Five times what the tests took in the run with no mutant (the chosen tests' calls and every
+        fixture's setup, as recorded: traced, so generous), plus 30 s; the whole run's time for every test."""
+        if only is None or not spent:
+            return limit[0]
+        calls = spent.get("tests", {})
+        return min(limit[0], 5 * (sum(calls.get(t, 0.0) for t in only) + sum(spent.get("fixtures", {}).values())) + 30)
 
     def cache(job: int) -> Path:
         return work / f"{name}-applied-cache{'' if job == 0 else f'-{job}'}"
@@ -126,8 +135,8 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
         try:  # each test process capped at 6 GB: a mutant that loops appending fails with MemoryError
             run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                                   "-p", "xdist.plugin", "-n", "0", "-p", "mutation_order", *selection, *chosen],
-                                 cwd=trees[job],
-                                 capture_output=True, text=True, timeout=limit[0], env=env, preexec_fn=_cap_memory)
+                                 cwd=trees[job], capture_output=True, text=True, timeout=allowed(only), env=env,
+                                 preexec_fn=_cap_memory)
             return run.returncode, run.stdout
         except subprocess.TimeoutExpired:
             return "timeout", ""
@@ -180,6 +189,8 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
         if code != 0:
             raise SystemExit(f"the tests fail with no mutant (exit {code}): {out[-1500:]}")
     limit[0] = 5 * (time.perf_counter() - t0) + 30
+    if narrow and durations.is_file():
+        spent.update(json.loads(durations.read_text(encoding="utf-8")))
     with ThreadPoolExecutor(len(trees)) as pool:
         list(pool.map(worker, range(len(trees))))
     return sorted(rows, key=lambda r: str(r["mutant"]))
