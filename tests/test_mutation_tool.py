@@ -247,17 +247,18 @@ def test_the_order_plugin_records_which_tests_reach_each_function_and_runs_only_
     assert run({"BIOEVIDENCE_MUTATION_SELECT": str(chosen)}) == ["test_one", "test_three"]
 
 
-def test_a_function_reached_only_while_the_cache_is_built_runs_its_tests_with_a_cache_of_its_own() -> None:
+def test_a_function_a_test_reached_only_while_the_cache_was_built_runs_with_a_cache_of_its_own() -> None:
     """tools/mutation_plain.py's plan: the tests that reached a function with an empty cache or a warm one; a
-    function reached only with the empty cache builds what the cache holds (its own cache); reached outside any
-    test: every test (None), with a cache of its own when the warm run did not reach it."""
+    function some test reached only with the empty cache builds what the cache holds (its own cache); reached
+    outside any test: every test (None), with a cache of its own when the warm run did not reach it."""
     import mutation_plain
 
     group = mutation.Group(0.9, ("m.py",), ("tests",), shared_cache=True)
-    empty = {"x_f": ["t1"], "x_g": ["t2"], "x_h": ["", "t3"]}
-    warm = {"x_g": ["t2", "t4"], "x_k": ["t5"]}
+    empty = {"x_f": ["t1"], "x_g": ["t2"], "x_h": ["", "t3"], "x_b": ["t6", "t7"]}
+    warm = {"x_g": ["t2", "t4"], "x_k": ["t5"], "x_b": ["t7"]}  # t6 reached x_b only while building the cache
     assert mutation_plain.plan_from(group, empty, warm) == {
-        "x_f": (["t1"], True), "x_g": (["t2", "t4"], False), "x_h": (None, True), "x_k": (["t5"], False)}
+        "x_f": (["t1"], True), "x_g": (["t2", "t4"], False), "x_h": (None, True), "x_k": (["t5"], False),
+        "x_b": (["t6", "t7"], True)}
     # no shared cache: one run, nothing has a cache of its own
     assert mutation_plain.plan_from(replace(group, shared_cache=False), empty, None) == {
-        "x_f": (["t1"], False), "x_g": (["t2"], False), "x_h": (None, False)}
+        "x_f": (["t1"], False), "x_g": (["t2"], False), "x_h": (None, False), "x_b": (["t6", "t7"], False)}

@@ -33,10 +33,11 @@ def plan_from(group: Group, empty: dict[str, list[str]], warm: dict[str, list[st
     """Per function (mutmut's name): the node ids of the tests its mutants run (None: every test) and whether
     they run with a grounder cache of their own. ``empty``: what each function's tests were in the run with
     no mutant (with an empty cache); ``warm``: the same with the cache that run built (None: no shared
-    cache). A function reached only while the cache was built gets a cache of its own."""
+    cache). A function some test reached only while the cache was built gets a cache of its own."""
     plan: Plan = {}
     for key, tests in empty.items():
-        builder = warm is not None and key not in warm
+        # a test that reached it only while the cache was built: with the cache warm, the mutant would not run
+        builder = warm is not None and bool(set(tests) - set(warm.get(key, [])))
         selected = sorted(set(tests) | set((warm or {}).get(key, [])))
         plan[key] = (None if "" in selected or not selected else selected, builder)
     for key, tests in (warm or {}).items():
