@@ -5,8 +5,8 @@ plain code (mutmut's trampolines slow hot loops tens of times) and the tests run
 ``tools/mutation_order.py``, which tests reach each function of the group's modules: a call made while a
 fixture is set up counts for every test that uses the fixture. For a group whose tests share a grounder
 cache, the run with no mutant runs twice, first with an empty cache (the cache is built) and then with the
-cache it built: a function reached only in the first run builds what the cache holds, and its mutants run
-with an empty cache of their own, so the mutated code builds it. A function reached outside any test, or
+cache it built: a function that some test reached only in the first run builds what the cache holds, and
+its mutants run with an empty cache of their own, so the mutated code builds it. A function reached outside any test, or
 reached by none, runs every test of the group (code run at import or while collecting).
 """
 
