@@ -240,6 +240,8 @@ def test_the_order_plugin_records_which_tests_reach_each_function_and_runs_only_
     assert json.loads(record.read_text(encoding="utf-8")) == {
         "pkg.mod.x_a": ["test_mod.py::test_one"],
         "pkg.mod.x_b": ["test_mod.py::test_three", "test_mod.py::test_two"],
+        "pkg.mod.x_b::b.<locals>.inner": ["test_mod.py::test_three", "test_mod.py::test_two"],
+        "pkg.mod.x_b::b.<locals>.inner.<locals>.<listcomp>": ["test_mod.py::test_three", "test_mod.py::test_two"],
         "pkg.mod.x_c": [""],
         "pkg.mod.xǁCǁm": ["test_mod.py::test_three"]}
     chosen = tmp_path / "chosen.txt"
@@ -254,11 +256,14 @@ def test_a_function_a_test_reached_only_while_the_cache_was_built_runs_with_a_ca
     import mutation_plain
 
     group = mutation.Group(0.9, ("m.py",), ("tests",), shared_cache=True)
-    empty = {"x_f": ["t1"], "x_g": ["t2"], "x_h": ["", "t3"], "x_b": ["t6", "t7"]}
-    warm = {"x_g": ["t2", "t4"], "x_k": ["t5"], "x_b": ["t7"]}  # t6 reached x_b only while building the cache
+    empty = {"x_f": ["t1"], "x_g": ["t2"], "x_h": ["", "t3"], "x_b": ["t6", "t7"],
+             "x_n": ["t8"], "x_n::n.<locals>.build": ["t8"]}
+    # t6 reached x_b only while building the cache; x_n ran with the cache warm too, but not its nested build()
+    warm = {"x_g": ["t2", "t4"], "x_k": ["t5"], "x_b": ["t7"], "x_n": ["t8"]}
     assert mutation_plain.plan_from(group, empty, warm) == {
         "x_f": (["t1"], True), "x_g": (["t2", "t4"], False), "x_h": (None, True), "x_k": (["t5"], False),
-        "x_b": (["t6", "t7"], True)}
+        "x_b": (["t6", "t7"], True), "x_n": (["t8"], True)}
     # no shared cache: one run, nothing has a cache of its own
     assert mutation_plain.plan_from(replace(group, shared_cache=False), empty, None) == {
-        "x_f": (["t1"], False), "x_g": (["t2"], False), "x_h": (None, False), "x_b": (["t6", "t7"], False)}
+        "x_f": (["t1"], False), "x_g": (["t2"], False), "x_h": (None, False), "x_b": (["t6", "t7"], False),
+        "x_n": (["t8"], False)}

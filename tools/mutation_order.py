@@ -16,9 +16,10 @@ ties keep pytest's collection order.
 ``BIOEVIDENCE_MUTATION_REACH=FILE`` with ``BIOEVIDENCE_MUTATION_WATCH=MODULE=PATH;...``: record, as JSON,
 which tests reach each function of the watched source files, named as mutmut names a mutant's function
 (``module.x_name``, ``module.xǁClassǁmethod``; a nested function or comprehension counts as the function
-around it). A call made while a fixture is set up counts for every test that uses the fixture (a session
-fixture is set up once, but each of its users reads what it built); a call outside any test (collection,
-the end of the session) is listed under ``""``: the tool runs every test for such a function.
+around it, and is listed on its own too, as ``NAME::QUALNAME``). A call made while a fixture is set up
+counts for every test that uses the fixture (a session fixture is set up once, but each of its users reads
+what it built); a call outside any test (collection, the end of the session) is listed under ``""``: the
+tool runs every test for such a function.
 ``BIOEVIDENCE_MUTATION_SELECT=FILE``: run only the tests named in FILE (node ids, one a line).
 """
 
@@ -119,7 +120,9 @@ def pytest_runtest_logreport(report: Any) -> None:
 
 
 def reach() -> dict[str, list[str]]:
-    """Per function (mutmut's name), the node ids of the tests that reach it ("" for outside any test)."""
+    """Per function (mutmut's name), the node ids of the tests that reach it ("" for outside any test); per
+    code nested in it (a nested function, a comprehension), under ``NAME::QUALNAME``, the tests that reach
+    that code (a function's nested ``build()`` may run only while a cache is built)."""
     users: dict[str, list[str]] = {}
     for nodeid, fixtures in _uses.items():
         for name in fixtures:
@@ -130,6 +133,8 @@ def reach() -> dict[str, list[str]]:
         if key is not None:
             tests = users.get(context[8:], []) if context.startswith("fixture:") else [context]
             out.setdefault(key, set()).update(tests)
+            if "<locals>" in qualname:
+                out.setdefault(f"{key}::{qualname}", set()).update(tests)
     return {key: sorted(tests) for key, tests in sorted(out.items())}
 
 

@@ -5,8 +5,9 @@ plain code (mutmut's trampolines slow hot loops tens of times) and the tests run
 ``tools/mutation_order.py``, which tests reach each function of the group's modules: a call made while a
 fixture is set up counts for every test that uses the fixture. For a group whose tests share a grounder
 cache, the run with no mutant runs twice, first with an empty cache (the cache is built) and then with the
-cache it built: a function that some test reached only in the first run builds what the cache holds, and
-its mutants run with an empty cache of their own, so the mutated code builds it. A function reached outside any test, or
+cache it built: a function that some test reached (itself, or code nested in it such as ``load_genes``'s
+``build()``) only in the first run builds what the cache holds, and its mutants run with an empty cache of
+their own, so the mutated code builds it. A function reached outside any test, or
 reached by none, runs every test of the group (code run at import or while collecting).
 """
 
@@ -33,16 +34,16 @@ def plan_from(group: Group, empty: dict[str, list[str]], warm: dict[str, list[st
     """Per function (mutmut's name): the node ids of the tests its mutants run (None: every test) and whether
     they run with a grounder cache of their own. ``empty``: what each function's tests were in the run with
     no mutant (with an empty cache); ``warm``: the same with the cache that run built (None: no shared
-    cache). A function some test reached only while the cache was built gets a cache of its own."""
+    cache). A function gets a cache of its own when some test reached it, or code nested in it (listed as
+    ``NAME::QUALNAME``), only while the cache was built."""
     plan: Plan = {}
-    for key, tests in empty.items():
+    builders = {key.split("::", 1)[0] for key, tests in empty.items()
+                if warm is not None and set(tests) - set(warm.get(key, []))}
+    found = [empty, warm or {}]
+    for key in sorted({k for part in found for k in part if "::" not in k}):
         # a test that reached it only while the cache was built: with the cache warm, the mutant would not run
-        builder = warm is not None and bool(set(tests) - set(warm.get(key, [])))
-        selected = sorted(set(tests) | set((warm or {}).get(key, [])))
-        plan[key] = (None if "" in selected or not selected else selected, builder)
-    for key, tests in (warm or {}).items():
-        if key not in plan:
-            plan[key] = (None if "" in tests or not tests else sorted(tests), False)
+        selected = sorted({t for part in found for t in part.get(key, [])})
+        plan[key] = (None if "" in selected or not selected else selected, key in builders)
     return plan
 
 
