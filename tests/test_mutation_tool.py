@@ -172,27 +172,34 @@ def test_a_mutant_that_crashes_the_test_process_counts_as_killed_and_a_stop_by_h
     assert (counted["killed since"], counted["survived"], counted["survivors"]) == (2, 1, ["g_2"])
 
 
+def _run_plugin(where: Path, test_file: str, extra: dict[str, str]) -> list[str]:
+    """``test_file`` in ``where`` under tools/mutation_order.py with ``extra`` variables set (none of the
+    plugin's inherited): the test names in the order they ran."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BIOEVIDENCE_MUTATION_")}
+    env["PYTHONPATH"] = f"{REPO / 'tools'}:{where}"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "-p", "mutation_order", test_file],
+                          cwd=where, capture_output=True, text=True, env={**env, **extra})
+    assert done.returncode == 0, done.stdout + done.stderr
+    return [line.split("::")[1].split()[0] for line in done.stdout.splitlines() if "::test_" in line]
+
+
 def test_the_order_plugin_records_durations_then_runs_the_cheapest_tests_first(tmp_path: Path) -> None:
     """tools/mutation_order.py: the run with no mutant records each test's call and each fixture's setup; a
     mutant's run takes the tests by their call plus their fixtures' setup (so every user of an expensive
     fixture waits), what the record lacks costing 0, ties in collection order."""
-    import os
-    import subprocess
 
     (tmp_path / "test_five.py").write_text(
         "import pytest\n\n@pytest.fixture(scope='module')\ndef big():\n    return 1\n\n"
         "def test_a():\n    pass\n\ndef test_b():\n    pass\n\ndef test_c(big):\n    pass\n\n"
         "def test_d():\n    pass\n\ndef test_e(big):\n    pass\n", encoding="utf-8")
     durations = tmp_path / "durations.json"
-    env = {**os.environ, "PYTHONPATH": str(REPO / "tools")}
-    env.pop("BIOEVIDENCE_MUTATION_ORDER", None)
 
     def run(extra: dict[str, str]) -> list[str]:
-        done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-p", "no:xdist",
-                               "-p", "mutation_order", "test_five.py"],
-                              cwd=tmp_path, capture_output=True, text=True, env={**env, **extra})
-        assert done.returncode == 0, done.stdout + done.stderr
-        return [line.split("::")[1].split()[0] for line in done.stdout.splitlines() if "::test_" in line]
+        return _run_plugin(tmp_path, "test_five.py", extra)
 
     assert run({"BIOEVIDENCE_MUTATION_DURATIONS": str(durations)}) == [f"test_{x}" for x in "abcde"]
     recorded = json.loads(durations.read_text(encoding="utf-8"))
@@ -211,8 +218,6 @@ def test_the_order_plugin_records_which_tests_reach_each_function_and_runs_only_
     """tools/mutation_order.py: a call counts for the test that makes it, a call in a fixture's setup for
     every user of the fixture (set up once, read by each), a call at import for no test (""); functions
     are named as mutmut names them; BIOEVIDENCE_MUTATION_SELECT runs only the node ids listed."""
-    import os
-    import subprocess
 
     (tmp_path / "mod.py").write_text(
         "def a():\n    return 1\n\ndef b():\n    def inner():\n        return [i for i in range(2)]\n"
@@ -223,16 +228,9 @@ def test_the_order_plugin_records_which_tests_reach_each_function_and_runs_only_
         "def test_one():\n    assert mod.a() == 1\n\ndef test_two(built):\n    assert built == [0, 1]\n\n"
         "def test_three(built):\n    assert mod.C().m() == 5\n\ndef test_four():\n    pass\n", encoding="utf-8")
     record = tmp_path / "reach.json"
-    env = {**os.environ, "PYTHONPATH": f"{REPO / 'tools'}:{tmp_path}"}
-    for name in ("BIOEVIDENCE_MUTATION_ORDER", "BIOEVIDENCE_MUTATION_DURATIONS", "BIOEVIDENCE_MUTATION_SELECT"):
-        env.pop(name, None)
 
     def run(extra: dict[str, str]) -> list[str]:
-        done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-p", "no:xdist",
-                               "-p", "mutation_order", "test_mod.py"],
-                              cwd=tmp_path, capture_output=True, text=True, env={**env, **extra})
-        assert done.returncode == 0, done.stdout + done.stderr
-        return [line.split("::")[1].split()[0] for line in done.stdout.splitlines() if "::test_" in line]
+        return _run_plugin(tmp_path, "test_mod.py", extra)
 
     watch = f"pkg.mod={tmp_path / 'mod.py'}"
     ran = run({"BIOEVIDENCE_MUTATION_REACH": str(record), "BIOEVIDENCE_MUTATION_WATCH": watch})

@@ -178,7 +178,7 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
                     with log.open("a", encoding="utf-8") as fh:
                         fh.write(json.dumps(row) + "\n")
 
-    plan: dict[str, tuple[list[str] | None, bool]] = {}
+    plan: Plan = {}
     t0 = time.perf_counter()
     if narrow:
         plan = reached(group, work, name, lambda variables: run_tests(0, record=variables), trees[0], durations)
