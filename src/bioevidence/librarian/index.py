@@ -22,6 +22,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -335,6 +336,9 @@ class PassageRow:
     scripts: tuple[tuple[int, int, str], ...] = ()  # printed super/subscript spans in ``text`` (display only)
 
 
+ROWS_CACHED = 512  # documents whose decoded passages a LocalIndex keeps (LocalIndex.passages)
+
+
 class LocalIndex:
     """A read-only view of an index folder; safe to share between threads."""
 
@@ -349,6 +353,7 @@ class LocalIndex:
         self._lock = threading.Lock()
         self._bm25: dict[str, Any] = {}
         self._synonyms: Synonyms | None = None
+        self._rows: OrderedDict[int, tuple[PassageRow, ...]] = OrderedDict()  # doc -> its passages (LRU)
         schema = self._con().execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if schema is None or schema[0] != str(SCHEMA_VERSION):
             raise ConfigurationError(f"index {self.path} was built by another version (schema "
@@ -436,8 +441,20 @@ class LocalIndex:
         return dict(self.retriever(field).vocab_dict)
 
     def passages(self, doc_idx: int) -> list[PassageRow]:
+        """The document's passages in reading order. The last ``ROWS_CACHED`` documents read are kept
+        decoded: a batch of questions judges the same papers again and again."""
+        with self._lock:
+            cached = self._rows.get(doc_idx)
+            if cached is not None:
+                self._rows.move_to_end(doc_idx)
+                return list(cached)
         rows = self._con().execute("SELECT * FROM passages WHERE doc=? ORDER BY ord", (doc_idx,)).fetchall()
-        return [_prow(r) for r in rows]
+        decoded = tuple(_prow(r) for r in rows)
+        with self._lock:
+            self._rows[doc_idx] = decoded
+            if len(self._rows) > ROWS_CACHED:
+                self._rows.popitem(last=False)
+        return list(decoded)
 
     def passage(self, pidx: int) -> PassageRow:
         r = self._con().execute("SELECT * FROM passages WHERE pidx=?", (pidx,)).fetchone()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .analysis import analyze
 
@@ -47,9 +48,16 @@ class LexicalJudge:
     keep_ratio: float = 0.5  # within a paper, keep sentences scoring >= keep_ratio × the best one
 
     def score(self, sentence: str, terms: QueryTerms) -> float:
-        toks = set(analyze(sentence))
+        toks = _terms(sentence)
         mass = sum(w for t, w in terms.weights.items() if t in toks)
         return mass / terms.total / (1.0 + 0.1 * math.log1p(max(len(toks) - 15, 0)))
 
     def accepts(self, score: float) -> bool:
         return score > 0 and score >= self.min_fraction
+
+
+@lru_cache(maxsize=32_768)
+def _terms(sentence: str) -> frozenset[str]:
+    """The sentence's analysed terms; cached, as a batch of questions judges the same papers' sentences
+    again and again (about 1 KB an entry)."""
+    return frozenset(analyze(sentence))
