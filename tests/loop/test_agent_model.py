@@ -70,14 +70,14 @@ def _events(path: Path) -> list[dict[str, Any]]:
 
 
 def _run(base_url: str, tasks: list[dict[str, Any]], out: Path, snapshots: Path, extra: list[str],
-         monkeypatch: pytest.MonkeyPatch) -> tuple[int, dict[str, Any], list[str], float]:
+         monkeypatch: pytest.MonkeyPatch, rounds: int = 2) -> tuple[int, dict[str, Any], list[str], float]:
     from bioevidence.cli.agent import agent
 
     tasks_file = out.parent / f"{out.name}-tasks.jsonl"
     tasks_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
     monkeypatch.setenv("OPENAI_BASE_URL", base_url)
     args = [str(tasks_file), "--profile", "literature-claim", "--model", LocalModel.name, "--out", str(out),
-            "--snapshot-dir", str(snapshots), "--rounds", "2", "--temperature", "0.7", "--seed", "7",
+            "--snapshot-dir", str(snapshots), "--rounds", str(rounds), "--temperature", "0.7", "--seed", "7",
             "--timeout", "120", "--fold-system", *extra]
     start = time.perf_counter()
     code = agent.main(args, standalone_mode=False)
@@ -118,9 +118,9 @@ def _check_episodes(tasks: list[dict[str, Any]], summary: dict[str, Any], out: P
 
 
 def _rerun_skips(base_url: str, tasks: list[dict[str, Any]], out: Path, snapshots: Path, extra: list[str],
-                 monkeypatch: pytest.MonkeyPatch, model_calls: int) -> None:
+                 monkeypatch: pytest.MonkeyPatch, model_calls: int, rounds: int = 2) -> None:
     before = {p.name: p.read_bytes() for p in out.glob("*.jsonl")}
-    code, again, _, seconds = _run(base_url, tasks, out, snapshots, extra, monkeypatch)
+    code, again, _, seconds = _run(base_url, tasks, out, snapshots, extra, monkeypatch, rounds)
     assert code == 0 and again["summary"]["skipped"] == len(tasks)
     assert again["summary"]["model_calls"] == model_calls and seconds < 30
     assert {p.name: p.read_bytes() for p in out.glob("*.jsonl")} == before
@@ -153,18 +153,20 @@ def test_gemma_270m_schema_constrained_replies(local_model: LocalModel, shared_d
     makes up are refused by the builder or the gate, fed back or routed, never admitted.
 
     llama-cpp-python's server refuses ``json_schema`` (HTTP 500 naming response_format); the adapter
-    steps down to ``json_object`` with the schema, which the server turns into a grammar.
+    steps down to ``json_object`` with the schema, which the server turns into a grammar. One round: the
+    feedback loop is the plain test's; a grammar-bound reply costs about a minute here.
     """
     snapshots = shared_data / "civic_corpus" / "snapshots"
     catalogue = Catalogue.load(snapshots)
     tasks = civic_tasks(shared_data, catalogue, 1)
     out = tmp_path / "grammar"
     extra = ["--max-tool-calls", "0", "--max-tokens", "192"]
-    code, summary, _, seconds = _run(local_model.base_url, tasks, out, snapshots, extra, monkeypatch)
+    code, summary, _, seconds = _run(local_model.base_url, tasks, out, snapshots, extra, monkeypatch, rounds=1)
     print(f"\nGemma 270M schema-constrained, 1 task in {seconds:.1f} s:", json.dumps(summary["summary"]))
     assert code == 0
     turns = _check_episodes(tasks, summary, out, catalogue)
     assert {t["mode"] for t in turns} == {"json_object"}
     # Replies the grammar let finish parse as JSON (only a cut at max_tokens can break them).
     assert all("not valid JSON" not in (t["error"] or "") for t in turns if t["finish_reason"] == "stop")
-    _rerun_skips(local_model.base_url, tasks, out, snapshots, extra, monkeypatch, summary["summary"]["model_calls"])
+    _rerun_skips(local_model.base_url, tasks, out, snapshots, extra, monkeypatch, summary["summary"]["model_calls"],
+                 rounds=1)

@@ -27,6 +27,7 @@ from bioevidence.sources.identifiers import parse_identifier
 from loopback import LoopbackServer, Reply
 
 pytest.importorskip("bibtexparser", reason="the kb extra: pip install 'bioevidence[kb]'")
+pytestmark = pytest.mark.heavy(seconds=40)
 
 
 def _store_hashes(kb: Path) -> set[str]:

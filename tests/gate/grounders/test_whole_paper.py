@@ -20,7 +20,7 @@ import pytest
 from bioevidence.gate.grounders.literature import LiteratureGrounder
 from builders import claim_record
 
-pytestmark = pytest.mark.heavy(seconds=85)  # started first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy(seconds=135)  # started first under xdist (tests/conftest.py)
 
 REPO = Path(__file__).resolve().parents[3]
 
