@@ -336,7 +336,7 @@ class PassageRow:
     scripts: tuple[tuple[int, int, str], ...] = ()  # printed super/subscript spans in ``text`` (display only)
 
 
-ROWS_CACHED = 512  # documents whose decoded passages a LocalIndex keeps (LocalIndex.passages)
+ROWS_CACHED = 128  # documents whose decoded passages a LocalIndex keeps (LocalIndex.passages)
 
 
 class LocalIndex:
