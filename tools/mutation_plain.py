@@ -37,11 +37,11 @@ def plan_from(group: Group, empty: dict[str, list[str]], warm: dict[str, list[st
     cache). A function gets a cache of its own when some test reached it, or code nested in it (listed as
     ``NAME::QUALNAME``), only while the cache was built."""
     plan: Plan = {}
+    # a test that reached it only while the cache was built: with the cache warm, the mutant would not run
     builders = {key.split("::", 1)[0] for key, tests in empty.items()
                 if warm is not None and set(tests) - set(warm.get(key, []))}
     found = [empty, warm or {}]
     for key in sorted({k for part in found for k in part if "::" not in k}):
-        # a test that reached it only while the cache was built: with the cache warm, the mutant would not run
         selected = sorted({t for part in found for t in part.get(key, [])})
         plan[key] = (None if "" in selected or not selected else selected, key in builders)
     return plan
