@@ -101,6 +101,20 @@ def test_a_loaded_prefix_in_another_case_is_named_anywhere(two: OntologyGrounder
     assert two.check_term("NCBITaxon:9606", None, None, "$.x", ["u"]) == []  # not a loaded prefix
 
 
+def test_a_term_id_with_a_trailing_part_is_no_term_of_the_release(two: OntologyGrounder,
+                                                                  cl_names: dict[str, str]) -> None:
+    """``CL:0000236:x`` (an id with a suffix glued on, outside any root) is of the CL prefix and no CL term:
+    BEV016 naming it as written, never read as another prefix and passed over."""
+    checked = 0
+    for term_id in sorted(cl_names)[::300]:
+        written = f"{term_id}:x"
+        found = two.check_term(written, None, None, "$.statement.object", ["u"])
+        assert [f.rule_id for f in found] == ["BEV016"], written
+        assert found[0].message == f"{written} does not exist in CL@2026-06-08; check the id"
+        checked += 1
+    assert checked > 10
+
+
 # -- a term of another ontology where a cell type is cited ---------------------------------------------
 
 @pytest.fixture(scope="module")
