@@ -142,6 +142,8 @@ def load_genes(paths: Sequence[Path | str], *, version: str | None = None, cache
     The merged lookups are cached on disk, keyed by the SHA-256 of every file as stored (each is
     hashed in full; gzip is decompressed only to build the index).
     """
+    if not paths:  # an empty index would call every gene unknown
+        raise ConfigurationError("the gene grounder needs at least one HGNC file (--genes FILE)")
     stored: list[tuple[Path, bytes]] = []
     for path in map(Path, paths):
         try:
@@ -166,7 +168,7 @@ def load_genes(paths: Sequence[Path | str], *, version: str | None = None, cache
 
     tables = cached("hgnc-files", key, INDEX_VERSION, build, cache_root)
     if version is None:
-        first = Path(paths[0]).name if paths else ""
+        first = Path(paths[0]).name
         match = _DATE.search(first)
         version = match.group(1) if match else first
     return Genes(version, **tables)
