@@ -83,7 +83,7 @@ _EVERY_ELEMENT = "tests/text/test_jats_every_element.py"  # 6 s: every element o
 # the tests about quotes (the other grounders' files run 1-6 s of fixtures each and check no quote)
 _QUOTE_TESTS = ("tests/text", "tests/gate/grounders/test_decisions_quotes.py",
                 "tests/gate/grounders/test_decisions_align.py", "tests/gate/grounders/test_decisions_cues.py",
-                "tests/gate/grounders/test_decisions_closest.py",
+                "tests/gate/grounders/test_decisions_closest.py", "tests/gate/grounders/test_decisions_order.py",
                 "tests/gate/grounders/test_literature_grounder.py", "tests/gate/grounders/test_misattributed.py",
                 "tests/gate/grounders/test_human_formats.py", "tests/gate/grounders/test_lists_in_paragraphs.py",
                 "tests/gate/grounders/test_crosscheck_bytes.py", "tests/gate/grounders/test_no_way_around.py",
@@ -116,7 +116,7 @@ GROUPS: dict[str, Group] = {
                           "tests/gate/grounders/test_codes_reach_the_report.py",
                           "tests/gate/grounders/test_end_to_end.py", "tests/gate/test_unchecked_identifiers.py",
                           "tests/gate/test_builtin_grounded_profile.py", "tests/gate/grounders/test_decisions_genes.py",
-                          "tests/gate/grounders/test_decisions_ontology.py",
+                          "tests/gate/grounders/test_decisions_ontology.py", "tests/gate/grounders/test_genes_files.py",
                           "tests/gate/grounders/test_every_obo_release.py"),
                          shared_cache=True),
     "meaning": Group(0.80, ("meaning/labels.py", "librarian/direction.py"),

@@ -428,6 +428,10 @@ def test_a_quote_writes_the_cited_numbers_another_way(papers: list[PaperText]) -
                 first = bisect_left(m.tokens.starts, at)
                 end = bisect_left(m.tokens.starts, m.end + len(m.after.rstrip(". ")))
                 assert align(quote_tokens(quote), PassageTokens(m.tokens), first) == end, quote
+                if len(word) >= 2:  # found by its word without the digits (one letter: no such key)
+                    hit = m.paper.locate(quote, within=[m.index])
+                    assert hit is not None and hit.passage is m.paper.passages[m.index], quote
+                    assert (hit.start, hit.boundary.ok) == (at, True), quote
                 counts["first word"] += 1
             word = m.before.split()[-1]
             if len(m.before.split()) >= 3 and word.isalpha() and len(word) >= 6:
