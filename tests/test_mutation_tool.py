@@ -214,6 +214,42 @@ def test_the_order_plugin_records_durations_then_runs_the_cheapest_tests_first(t
     assert run({}) == [f"test_{x}" for x in "abcde"]  # neither variable: pytest's own order
 
 
+def test_a_test_past_its_own_limit_ends_the_run_and_names_itself(tmp_path: Path) -> None:
+    """tools/mutation_order.py: with BIOEVIDENCE_MUTATION_ALARM each test may take twice its recorded cost
+    plus the slack; a mutant that loops, even one whose loop swallows every exception, ends the run with
+    exit 124 within that, the looping test and its limit written to the alarm's file; the tests that ran
+    before it passed."""
+    import os
+    import subprocess
+    import time
+
+    (tmp_path / "test_loop.py").write_text(
+        "def test_a():\n    pass\n\ndef test_b():\n    while True:\n        try:\n            pass\n"
+        "        except BaseException:\n            pass\n\ndef test_c():\n    pass\n", encoding="utf-8")
+    durations = tmp_path / "durations.json"
+    durations.write_text(json.dumps({"tests": {"test_loop.py::test_a": 0.1, "test_loop.py::test_b": 0.5,
+                                               "test_loop.py::test_c": 1.0}, "fixtures": {}}), encoding="utf-8")
+    alarm = tmp_path / "timed-out.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BIOEVIDENCE_MUTATION_")}
+    env.update(PYTHONPATH=f"{REPO / 'tools'}:{tmp_path}", BIOEVIDENCE_MUTATION_ORDER=str(durations),
+               BIOEVIDENCE_MUTATION_ALARM=str(alarm), BIOEVIDENCE_MUTATION_ALARM_SLACK="1")
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-x", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "-p", "mutation_order", "test_loop.py"],
+                          cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60)
+    took = time.perf_counter() - t0
+    assert done.returncode == 124, done.stdout + done.stderr
+    assert json.loads(alarm.read_text(encoding="utf-8")) == {"test": "test_loop.py::test_b", "limit": 2.0}
+    assert "test_loop.py::test_a PASSED" in done.stdout and "test_c" not in done.stdout
+    assert 2.0 <= took < 20, took
+    # without the variable the alarm never rings: a test_b that takes 2.5 s (past its 2 s limit) passes
+    (tmp_path / "test_loop.py").write_text("import time\n\ndef test_a():\n    pass\n\n"
+                                           "def test_b():\n    time.sleep(2.5)\n", encoding="utf-8")
+    alarm.unlink()
+    assert _run_plugin(tmp_path, "test_loop.py", {"BIOEVIDENCE_MUTATION_ORDER": str(durations)}) == ["test_a", "test_b"]
+    assert not alarm.exists()
+
+
 def test_the_order_plugin_records_which_tests_reach_each_function_and_runs_only_those_chosen(tmp_path: Path) -> None:
     """tools/mutation_order.py: a call counts for the test that makes it, a call in a fixture's setup for
     every user of the fixture (set up once, read by each), a call at import for no test (""); functions

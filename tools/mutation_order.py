@@ -21,12 +21,22 @@ counts for every test that uses the fixture (a session fixture is set up once, b
 what it built); a call outside any test (collection, the end of the session) is listed under ``""``: the
 tool runs every test for such a function.
 ``BIOEVIDENCE_MUTATION_SELECT=FILE``: run only the tests named in FILE (node ids, one a line).
+
+``BIOEVIDENCE_MUTATION_ALARM=FILE`` (with ``..._ORDER``): each test (its setup, call and teardown) gets
+:data:`FACTOR` times its recorded cost plus :data:`SLACK` seconds (10, or
+``BIOEVIDENCE_MUTATION_ALARM_SLACK``); a test still running then (a mutant that
+loops) writes its node id and limit to FILE and ends the process at once with exit :data:`TIMED_OUT`. A
+mutant that loops in its first test so costs seconds instead of the whole run's limit. The costs were
+recorded under the reach trace, about three times slower than plain code: the limit is about six times
+a test's plain time. Code stuck inside C (a regular expression backtracking) is not interrupted: the
+tool's limit for the whole run stays the backstop.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -42,6 +52,11 @@ _context = [""]  # a stack: the test being run, then any fixture being set up in
 _hits: set[tuple[str, str, str]] = set()  # (context, file, code's qualified name)
 _uses: dict[str, list[str]] = {}  # test node id -> the fixtures it uses
 _watched: dict[str, str] = {}  # source file -> its module's dotted name
+_record: dict[str, dict[str, float]] = {}  # BIOEVIDENCE_MUTATION_ORDER's durations, once read
+
+FACTOR = 2.0  # a test's limit: FACTOR times its recorded (traced) cost plus SLACK seconds
+SLACK = float(os.environ.get("BIOEVIDENCE_MUTATION_ALARM_SLACK", "10"))  # a test of this plugin sets it lower
+TIMED_OUT = 124  # the exit status of a run stopped by a test's limit (as timeout(1))
 
 
 def function_key(module: str, qualname: str) -> str | None:
@@ -74,11 +89,30 @@ def pytest_configure(config: Any) -> None:
     threading.settrace(_trace)  # a grounder's worker threads
 
 
+def _alarm(nodeid: str, limit: float, where: str) -> None:
+    """Arm the alarm for one test: past ``limit`` seconds, name it in ``where`` and end the process."""
+
+    def ring(signum: int, frame: Any) -> None:
+        Path(where).write_text(json.dumps({"test": nodeid, "limit": round(limit, 1)}), encoding="utf-8")
+        os._exit(TIMED_OUT)  # not an exception: the mutated code could catch it and loop on
+
+    signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: Any, nextitem: Any) -> Generator[None, None, None]:
     _context.append(item.nodeid)
-    yield
-    _context.pop()
+    where = os.environ.get("BIOEVIDENCE_MUTATION_ALARM")
+    if where and _record:
+        _alarm(item.nodeid, FACTOR * cost(_record, item.nodeid, list(getattr(item, "fixturenames", ()))) + SLACK,
+               where)
+    try:
+        yield
+    finally:
+        if where and _record:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        _context.pop()
 
 
 def cost(record: dict[str, dict[str, float]], nodeid: str, fixtures: list[str]) -> float:
@@ -98,6 +132,7 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -
     if not order or not Path(order).is_file():
         return
     record = json.loads(Path(order).read_text(encoding="utf-8"))
+    _record.update(record)
     items.sort(key=lambda item: cost(record, item.nodeid, list(getattr(item, "fixturenames", ()))))  # stable
 
 

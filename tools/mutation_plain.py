@@ -26,6 +26,7 @@ from pathlib import Path
 
 from mutation import PKG, ROOT, Group, copy_tree, equivalents, outcome
 from mutation_log import CRASHED, _applied_log, _applied_rows, _apply_by_lines, _cap_memory, _tests_version, diff
+from mutation_order import TIMED_OUT
 
 Plan = dict[str, tuple[list[str] | None, bool]]
 
@@ -137,14 +138,21 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
             (trees[job] / "selected.txt").write_text("\n".join(only) + "\n", encoding="utf-8")
             env["BIOEVIDENCE_MUTATION_SELECT"] = str(trees[job] / "selected.txt")
             chosen = sorted({nodeid.split("::", 1)[0] for nodeid in only})  # collect only their files
+        alarm = trees[job] / "timed-out.json"  # a test past its own limit names itself here (mutation_order)
+        alarm.unlink(missing_ok=True)
+        if record is None:
+            env["BIOEVIDENCE_MUTATION_ALARM"] = str(alarm)
         try:  # each test process capped at 6 GB: a mutant that loops appending fails with MemoryError
             run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                                   "-p", "xdist.plugin", "-n", "0", "-p", "mutation_order", *selection, *chosen],
                                  cwd=trees[job], capture_output=True, text=True, timeout=allowed(only), env=env,
                                  preexec_fn=_cap_memory)
-            return run.returncode, run.stdout
         except subprocess.TimeoutExpired:
             return "timeout", ""
+        if run.returncode == TIMED_OUT and alarm.is_file():
+            stopped = json.loads(alarm.read_text(encoding="utf-8"))
+            return "timeout", f"TIMEOUT {stopped['test']} past its limit of {stopped['limit']} s\n"
+        return run.returncode, run.stdout
 
     def one(job: int, mutant: str) -> dict[str, object]:
         module = mutant.split(".x")[0].replace(".", "/").removeprefix("bioevidence/")
@@ -160,7 +168,7 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
             code, out = run_tests(job, only=only, own_cache=own)
         finally:
             target.write_text(original, encoding="utf-8")
-        by = [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))][:1]
+        by = [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR", "TIMEOUT"))][:1]
         # exit 2 with an ERROR line: the mutant breaks the import of the tests' modules (every test errors);
         # pytest's other exit-2 causes (an interrupt, a usage error) print no ERROR line and stay unkilled
         errored = code == 2 and bool(by) and by[0].startswith("ERROR")
