@@ -25,7 +25,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from mutation import PKG, ROOT, Group, copy_tree, equivalents, outcome
-from mutation_log import CRASHED, _applied_log, _applied_rows, _apply_by_lines, _cap_memory, _tests_version, diff
+from mutation_log import (
+    CRASHED,
+    _applied_log,
+    _applied_rows,
+    _apply_by_lines,
+    _cap_memory,
+    _tests_version,
+    diff,
+    diffs,
+)
 from mutation_order import TIMED_OUT
 
 Plan = dict[str, tuple[list[str] | None, bool]]
@@ -94,7 +103,9 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
         ("+narrowed" if narrow else "")
     done = {(r["mutant"], r.get("tests_sha", "")) for r in _applied_rows(work / name)}
     # a stopped recheck resumes; with tests changed since, every survivor runs again
-    pending = iter([m for m in survivors if (m, version) not in done])
+    todo = [m for m in survivors if (m, version) not in done]
+    shown = diffs(work / name, todo) if todo else {}  # every diff read at once, not a mutmut process each
+    pending = iter(todo)
     trees = [copy_tree(work / f"{name}-applied{'' if i == 0 else f'-{i}'}") for i in range(max(1, jobs))]
     selection = (["-k", keyword] if keyword else []) + [a for t in deselect for a in ("--deselect", t)]
     # the run with no mutant records each test's duration; every mutant's run then takes the cheapest first
@@ -158,7 +169,7 @@ def recheck_applied(name: str, group: Group, work: Path, tests: list[str], match
         module = mutant.split(".x")[0].replace(".", "/").removeprefix("bioevidence/")
         target = trees[job] / PKG / f"{module}.py"
         original = target.read_text(encoding="utf-8")
-        patched = _apply_by_lines(original, diff(work / name, mutant))
+        patched = _apply_by_lines(original, shown.get(mutant) or diff(work / name, mutant))
         if patched is None:
             return {"mutant": mutant, "killed": False, "exit": "not applicable", "by": []}
         target.write_text(patched, encoding="utf-8")
