@@ -58,10 +58,3 @@ def test_kb_help_does_not_load_the_model_stack() -> None:
     for command in ("kb", "kg2bib"):
         loaded = _imported_after(f"from bioevidence.cli import main; main(['{command}', '--help'])")
         assert loaded & {"torch", "sentence_transformers", "transformers", "numpy", "bibtexparser"} == set()
-
-
-def test_rules_doc_is_generated_from_the_catalogue() -> None:
-    from bioevidence.gate.rules import render_markdown
-
-    doc = REPO / "docs" / "rules.md"
-    assert doc.read_text(encoding="utf-8") == render_markdown(), "run `python -m bioevidence.gate.rules docs/rules.md`"

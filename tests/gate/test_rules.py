@@ -6,6 +6,7 @@ Grounder rules (BEV014-BEV019, BEV022-BEV026) are triggered in tests/gate/ground
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -259,3 +260,12 @@ def test_an_unknown_code_is_refused_naming_the_catalogue() -> None:
     assert rule("BEV017").severity == "error" and rule("BEV004").route == "judgment"
     with pytest.raises(KeyError, match=r"rule 'BEV999' is not in the catalogue \(bioevidence.gate.rules\)"):
         rule("BEV999")
+
+
+def test_rules_doc_is_generated_from_the_catalogue() -> None:
+    """docs/rules.md is the catalogue rendered (here, in the gate group of tools/mutation.py, so that a
+    mutant of ``render_markdown`` fails a test of its own group)."""
+    from bioevidence.gate.rules import render_markdown
+
+    doc = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+    assert doc.read_text(encoding="utf-8") == render_markdown(), "run `python -m bioevidence.gate.rules docs/rules.md`"
