@@ -1,12 +1,12 @@
 """Mutation testing where decisions are made (issue 30): mutmut 3 over one module group at a time.
 
     .venv/bin/pip install -e '.[mutation]'            # mutmut 3.8
-    .venv/bin/python tools/mutation.py                 # every group, one after another
-    .venv/bin/python tools/mutation.py gate ranking    # some groups
+    .venv/bin/python tools/mutation.py                 # every group, one after another (about 3 hours on 2 cores)
+    .venv/bin/python tools/mutation.py gate ranking    # some groups (each from 8 to 50 minutes on 2 cores)
     .venv/bin/python tools/mutation.py --list          # the groups, their modules and tests
 
-Each group mutates its modules only and runs only the tests that cover them (listed below; mutmut,
-or ``--plain``, then narrows each mutant to the tests that reach its function). A group runs in a copy of the
+Each group mutates its modules only and runs only the tests that cover them (listed below; each mutant
+then runs only the tests that reach its function). A group runs in a copy of the
 working tree (the files git tracks or would track) under ``--work`` (default ``/tmp/bioevidence-mutation``), with
 the copy's pytest options set for one process (mutmut runs its own workers) and ``[tool.mutmut]``
 written into the copy's pyproject.toml, so the checkout is never touched. Printed: one table row per
@@ -14,9 +14,10 @@ module (mutants, killed, survived, timed out, no tests, killed share against the
 the mutation score: the share with the survivors ``tools/mutation_equivalent.tsv`` lists as equivalent,
 each with its reason, left out) and, for each surviving mutant, its name (and the listed reason) and
 diff (``--diffs``) so a test can be written for it.
-``--json`` gives the same as one object. Not part of CI. ``--plain`` (tools/mutation_plain.py) runs every
-mutant as plain code with only the tests that reach its function, cheapest first; the figures of each
-group's run are in docs/mutation.md. Run the groups you changed.
+``--json`` gives the same as one object. Not part of CI. By default (``--plain``, tools/mutation_plain.py)
+mutmut only generates the mutants and each runs as plain code with only the tests that reach its function,
+cheapest first, ``--jobs`` side by side; ``--mutmut`` runs mutmut's own runner instead (trampolines, much
+slower). The figures of each group's run are in docs/mutation.md. Run the groups you changed.
 """
 
 from __future__ import annotations
@@ -331,16 +332,20 @@ def main() -> int:
     ap.add_argument("--unchecked", action="store_true",
                     help="with --recheck --applied: also the mutants the run did not reach, and those "
                          "mutmut saw no test for (code run at import, such as gate/rules.py's catalogue)")
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="with --recheck --applied: mutants run side by side, each in its own copy of the tree")
+    ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
+                    help="mutants run side by side, each in its own copy of the tree (a plain run, or --recheck "
+                         "--applied) [default: the CPUs this process may use]")
     ap.add_argument("--skip-equivalent", action="store_true",
                     help="with --recheck --applied: leave out the survivors listed in tools/mutation_equivalent.tsv")
     ap.add_argument("--fresh-cache", action="store_true",
                     help="with --recheck: every test run builds its own grounder cache (for the code that builds it)")
     ap.add_argument("--match", default="", help="with --recheck: only survivors whose name holds this text")
     ap.add_argument("--plain", action="store_true",
-                    help="mutmut generates the mutants; each runs as plain code in a copy of the tree (no "
-                         "trampolines), the group's tests cheapest first with -x, --jobs side by side")
+                    help="the default: mutmut generates the mutants; each runs as plain code in a copy of the tree "
+                         "(no trampolines), the group's tests cheapest first with -x, --jobs side by side")
+    ap.add_argument("--mutmut", action="store_true",
+                    help="mutmut's own runner instead of --plain (its trampolines and coverage pass: hours for the "
+                         "quotes and identifiers groups; --children workers)")
     ap.add_argument("--named", action="store_true",
                     help="only the three hand-made mutations of issue 30 (stance always supports, stance "
                          "inverted, hybrid without dense): each must fail a test")
@@ -403,7 +408,7 @@ def main() -> int:
             group = replace(group, modules=tuple(args.module))
         where = args.work / name
         seconds = None
-        if args.plain and not args.reuse:
+        if not args.mutmut and not args.reuse:  # --plain, the default
             from mutation_plain import recheck_applied
 
             where = prepare(name, group, args.work)
