@@ -28,8 +28,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from .errors import InputError, LimitError, excerpt, safe_message
-from .jsonout import canonical_json, dumps_line  # noqa: F401 - re-exported: `from bioevidence.io import canonical_json`
+from .jsonout import canonical_json, dumps_line, plain_without_floats  # noqa: F401 - re-exported: `from bioevidence.io import canonical_json`
+from .limits import limit
 from .paths import confine
 from .writes import (  # noqa: F401 - the write helpers, re-exported: `from bioevidence.io import atomic_write_text`
     ResumableOutput,
@@ -147,7 +150,9 @@ def parse_json_tracked(data: bytes | str, *, file: str | None = None, line: int 
     _refuse_many_json_values(text, file=file, line=line)
     _PARSE_STATE.floats = False
     try:
-        value = _DECODER.decode(text)
+        value = _parse_orjson(text)
+        if value is _UNSURE:
+            value = _DECODER.decode(text)
         if text.count("{") + text.count("[") > MAX_DEPTH:  # fewer brackets cannot nest deeper
             check_depth(value)
     except RecursionError as exc:
@@ -162,7 +167,35 @@ def parse_json_tracked(data: bytes | str, *, file: str | None = None, line: int 
     return value, bool(_PARSE_STATE.floats)
 
 
+_UNSURE = object()
+
+
+def _parse_orjson(text: str) -> Any:
+    """orjson's parse of ``text`` when it is provably the strict parser's, else ``_UNSURE`` (the strict
+    parser then decides, with its messages). orjson refuses what the strict parser refuses (NaN,
+    control characters, lone surrogates, trailing data) but keeps the last of duplicate keys, reads an
+    integer beyond 64 bits as a float and a too-large float as an error. So it is trusted only for
+    values without floats, and only when no key was dropped: every ``:`` of the text outside strings
+    ends a key, each string keeps its ``:`` characters when orjson writes it again, and only the
+    escape ``\\u003a`` writes one otherwise; so the text and orjson's compact re-writing hold as many
+    ``:`` exactly when no key (with its value) was lost."""
+    if "\\u003" in text:
+        return _UNSURE
+    try:
+        value = orjson.loads(text)
+        written = orjson.dumps(value)
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return _UNSURE
+    if written.count(b":") != text.count(":") or not plain_without_floats(value):
+        return _UNSURE
+    return value
+
+
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _values_bound(text: str) -> int:
+    return text.count(",") + text.count("[") + text.count("{") + text.count(":") + 1
 
 
 def _refuse_many_json_values(text: str, *, file: str | None, line: int | None) -> None:
@@ -171,16 +204,10 @@ def _refuse_many_json_values(text: str, *, file: str | None, line: int | None) -
     Every value but the first follows a ``,`` or opens inside a ``[``/``{``, and every key precedes
     a ``:``, so those characters bound the count; when the quick bound (strings included) is over the
     limit, it is taken again with string contents removed (C-speed scans of the text, no objects)."""
-    from .limits import limit
-
     allowed = int(limit("json_max_nodes"))
-
-    def bound(t: str) -> int:
-        return t.count(",") + t.count("[") + t.count("{") + t.count(":") + 1
-
-    if len(text) < allowed or bound(text) <= allowed:
+    if len(text) < allowed or _values_bound(text) <= allowed:
         return
-    found = bound(_JSON_STRING.sub('""', text))
+    found = _values_bound(_JSON_STRING.sub('""', text))
     if found > allowed:
         raise LimitError(f"JSON holds about {found:,} values, over the limit of {allowed:,}; split the input or "
                          "raise BIOEVIDENCE_JSON_MAX_NODES", file=file, line=line)
@@ -191,8 +218,6 @@ def parse_yaml(data: bytes | str, *, file: str | None = None, what: str = "YAML"
     """Parse YAML safely: no object tags, no duplicate or non-string keys, depth, size and alias limits
     (``None``: from :mod:`bioevidence.limits`)."""
     import yaml
-
-    from .limits import limit
 
     text = decode_utf8(data, file=file) if isinstance(data, bytes) else data
     if len(text) > MAX_BYTES:

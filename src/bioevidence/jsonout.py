@@ -17,10 +17,10 @@ def canonical_json(value: Any, *, floats: bool = True) -> bytes:
     (the reference's ``input_sha256`` is the SHA-256 of exactly these bytes).
 
     Whenever the value is plain JSON data without a float (``floats=False`` is the caller's promise,
-    e.g. from ``parse_json_tracked``; otherwise :func:`_plain_without_floats` looks), orjson writes the
+    e.g. from ``parse_json_tracked``; otherwise :func:`plain_without_floats` looks), orjson writes the
     same bytes six times faster: its UTF-8 is escaped as the standard encoder's ``ensure_ascii`` does.
     Floats (whose digits the two libraries write differently) and anything else use the standard encoder."""
-    if not floats or _plain_without_floats(value):
+    if not floats or plain_without_floats(value):
         import orjson
 
         try:
@@ -55,7 +55,7 @@ _JSON_ASCII = "bioevidence.json_ascii"
 codecs.register_error(_JSON_ASCII, _json_escapes)
 
 
-def _plain_without_floats(value: Any, depth: int = 0) -> bool:
+def plain_without_floats(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` holds only dicts with str keys, lists, str, int, bool and None (exact types, no float),
     at most 250 deep (orjson's limit is 255; a cycle is deeper than any): what orjson and ``json`` write alike."""
     kind = type(value)
@@ -73,7 +73,7 @@ def _plain_without_floats(value: Any, depth: int = 0) -> bool:
         if kind is str:
             continue
         if kind is dict or kind is list:
-            if depth >= 250 or not _plain_without_floats(child, depth + 1):
+            if depth >= 250 or not plain_without_floats(child, depth + 1):
                 return False
         elif kind not in _PLAIN_SCALARS:
             return False

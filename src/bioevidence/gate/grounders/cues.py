@@ -46,8 +46,10 @@ _NEGATION_LOWER = re.compile(NEGATION.pattern)
 # "didnot"), "never", "fail", "unable", "n't" ("didn't"), or "no" before whitespace (what ``\s`` matches in
 # ASCII); in other text "no" stands for the first two and the last, and "n\u2019t" is added.
 _NEGATION_NEEDLES_ANY = ("no", "never", "fail", "unable", "n't", "n\u2019t")
-_NEGATION_NEEDLES = ("not", "nor", "never", "fail", "unable", "n't",
-                     *("no" + c for c in " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"))
+_NEGATION_NEEDLES = ("never", "fail", "unable", "n't")
+# In ASCII text the other needles are "no" followed by one of these: "not", "nor" and "no" + whitespace
+# (what ``\s`` matches in ASCII), found with one scan for "no".
+_AFTER_NO = frozenset("tr \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
 HEDGE = re.compile(r"\b(?:may|might|could|possibly|potentially|suggests?|appears? to|hypothesi[sz]e)\b", re.I)
 # Non-human organisms only: a human cell line is human, and "rat sarcoma" is in KRAS's name.
 ANIMAL = re.compile(r"\b(?:mice|mouse|murine|rats|rat(?!\s+sarcoma)|zebrafish|xenografts?|canine|dogs|feline|cats|"
@@ -78,15 +80,23 @@ def negation(quote: str) -> str | None:
     if not plain and (len(low) != len(quote) or "\u0131" in quote):
         m = NEGATION.search(quote)
         return m.group(0) if m is not None else None
-    starts: set[int] = set()
+    found: list[int] = []
+    if plain:
+        at, end = low.find("no"), len(low) - 2
+        while 0 <= at < end:
+            if low[at + 2] in _AFTER_NO:
+                found.append(at)
+            at = low.find("no", at + 1)
     for needle in _NEGATION_NEEDLES if plain else _NEGATION_NEEDLES_ANY:
         at = low.find(needle)
         while at >= 0:
-            start = at
-            while start > 0 and (quote[start - 1].isalnum() or quote[start - 1] == "_"):  # back over \w
-                start -= 1
-            starts.add(start)
+            found.append(at)
             at = low.find(needle, at + 1)
+    starts: set[int] = set()
+    for start in found:
+        while start > 0 and (quote[start - 1].isalnum() or quote[start - 1] == "_"):  # back over \w
+            start -= 1
+        starts.add(start)
     pattern, text = (_NEGATION_LOWER, low) if plain else (NEGATION, quote)
     for start in sorted(starts):
         m = pattern.match(text, start)
