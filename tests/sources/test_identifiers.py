@@ -80,3 +80,15 @@ def test_parser_never_raises_and_output_is_a_fixed_point(text: str) -> None:
     parsed = parse_identifier(text)
     if parsed is not None:
         assert parse_identifier(parsed.key) == parsed
+
+
+@pytest.mark.parametrize("code", range(32))
+def test_a_control_character_inside_an_identifier_makes_it_none(code: int) -> None:
+    """Every C0 control character (U+0000-U+001F) inside an identifier refuses it, whatever the scheme;
+    without it the same text parses, and around it (whitespace that strip() removes) it is ignored."""
+    ch = chr(code)
+    for text in ("pmid:1569{}6205", "https://doi.org/10.1016/S0140{}-6736", "PMC54{}5207", "10.1038/natu{}re12373"):
+        assert parse_identifier(text.format(ch)) is None, (code, text)
+        assert parse_identifier(text.format("")) is not None, text
+    if ch.isspace():
+        assert canonical(f"{ch}pmid:15696205{ch}") == "pmid:15696205"

@@ -26,6 +26,7 @@ __all__ = ["PublicationId", "Scheme", "canonical", "parse_identifier"]
 _PMID_RE = re.compile(r"^(?:pmid|pubmed)\s*:?\s*0*([0-9]{1,12})$", re.IGNORECASE)
 _PMCID_RE = re.compile(r"^(?:pmcid\s*:?\s*|pmc\s*:\s*)?pmc\s*0*([0-9]{1,12})$", re.IGNORECASE)
 _DOI_BODY = re.compile(r"^10\.[0-9]{4,9}(?:\.[0-9]+)*/\S+$")
+_C0 = re.compile(r"[\x00-\x1f]")  # a C0 control character: never part of an identifier
 _DOI_PREFIX = re.compile(r"^(?:doi\s*:\s*|https?://(?:dx\.)?doi\.org/|(?:dx\.)?doi\.org/|info:doi/)", re.IGNORECASE)
 _PUBMED_URL = re.compile(
     r"^https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed|"
@@ -92,7 +93,7 @@ def parse_identifier(text: object) -> PublicationId | None:
     if not isinstance(text, str):
         return None
     raw = text.strip()
-    if not raw or len(raw) > 2048 or any(ord(ch) < 32 for ch in raw):
+    if not raw or len(raw) > 2048 or _C0.search(raw):
         return None
     if match := _PMID_RE.match(raw):
         return _pmid(match.group(1))
