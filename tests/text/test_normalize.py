@@ -133,6 +133,13 @@ def test_word_count_of_canonical_text_does_not_normalise_it_again() -> None:
     assert word_count("EGFR [12] mutations", canonical=True) == 3
 
 
+@pytest.mark.parametrize("up_to", [0, 1, 2, 4, 5, 6, 100])
+def test_word_count_up_to_stops_counting_there(up_to: int) -> None:
+    """``up_to`` is min(count, up_to): what the grounder's "fewer than 5 words?" needs, read no further."""
+    for text in ("EGFR \u2014 mutant  tumours (n = 12) .", "Thr;Threonine,Ala;Alanine", "a \u2192 b \u00b1 c", "", "x"):
+        assert word_count(text, up_to=up_to) == min(word_count(text), up_to), (text, up_to)
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("HR ( 0.48 )", "HR (0.48)"), ("x ( y", "x (y"), ("x [ y", "x [y"), ("see [ Fig. 2 ]", "see [Fig. 2]"),
     ("a , b ; c : d .", "a, b; c: d."), ("( a ) [ b ]", "(a) [b]"), ("no spaces (a) [b].", "no spaces (a) [b]."),

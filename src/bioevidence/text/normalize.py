@@ -26,6 +26,7 @@ Case is preserved (gene symbols are case-sensitive).
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from functools import lru_cache
@@ -120,15 +121,17 @@ def marker_key(marker: str) -> str:
     return re.sub(r"[^0-9,\-]", "", text.replace(";", ","))
 
 
-def word_count(text: str, *, canonical: bool = False) -> int:
+def word_count(text: str, *, canonical: bool = False, up_to: int | None = None) -> int:
     """Words as a reader counts them: tokens holding a letter or digit, separated by whitespace or
     by ``,`` / ``;`` (``Thr;Threonine,Ala;Alanine`` is four words, as it is with spaces).
 
-    ``canonical=True`` when ``text`` is already :func:`normalize`'d (saves normalising again).
+    ``canonical=True`` when ``text`` is already :func:`normalize`'d (saves normalising again);
+    ``up_to``: stop counting there (``min(word_count(text), up_to)``, for "at least N words?").
     """
     tokens = _LIST_SEPARATOR.split(text if canonical else normalize(text))
-    return sum(1 for token in tokens
-               if _ALNUM.search(token) or (not token.isascii() and any(ch.isalnum() for ch in token)))
+    words = (token for token in tokens
+             if _ALNUM.search(token) or (not token.isascii() and any(ch.isalnum() for ch in token)))
+    return sum(1 for _ in itertools.islice(words, up_to))
 
 
 _ABBREVIATIONS = re.compile(

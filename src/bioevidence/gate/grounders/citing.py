@@ -68,7 +68,7 @@ def check_quote(item: dict[str, Any], path: str, paper: PaperText, uses: list[st
     quote = quote if isinstance(quote, str) else ""
     text_path = f"{path}.extracted_text"
     canonical = normalize(quote)
-    if word_count(canonical, canonical=True) < MIN_QUOTE_WORDS:
+    if word_count(canonical, canonical=True, up_to=MIN_QUOTE_WORDS) < MIN_QUOTE_WORDS:
         return [finding("BEV015", f"the quote has fewer than {MIN_QUOTE_WORDS} words, too short to confirm; "
                         "quote at least one full clause", text_path, uses)], None
     locator = item.get("locator")
