@@ -315,6 +315,19 @@ def test_a_use_contract_finding_blocks_only_its_use(tmp_path: Path, items: list[
     assert {d.use: (d.admission_status, d.reason_codes) for d in report.use_decisions} == expected, report.to_json()
 
 
+def test_bev020_points_at_the_evidence_items_and_blocks_its_use_only(tmp_path: Path) -> None:
+    """BEV020 (a type the use needs verified, with no item of it verified) is about the record's evidence
+    items as a whole: its place is $.evidence_items, as BEV007's, and it blocks the use that asks."""
+    path = tmp_path / "three-uses.yaml"
+    path.write_text(THREE_USES, encoding="utf-8")
+    profile = load_profile(path)
+    rec = record("general", ["strict", "llm_ok"], items=[item(1)])
+    (finding,) = [f for f in checks.contracts(rec, profile) if f.rule_id == "BEV020"]
+    assert (finding.severity, finding.field_path, finding.blocking_uses) == ("review", "$.evidence_items", ["strict"])
+    assert finding.message == "Required evidence type 'curated_annotation' is not verified against its source."
+    assert not [f for f in checks.contracts(rec, profile, {rec["evidence_items"][0]["id"]}) if f.rule_id == "BEV020"]
+
+
 def test_bev007_names_the_missing_types_as_a_fix_to_add_them() -> None:
     """BEV007's fix adds supporting evidence of exactly the missing required types at $.evidence_items."""
     rec = record("dataset-label", ["reference_annotation"], items=[item(1, "curated_label")])
@@ -490,6 +503,10 @@ def test_an_identifier_over_1000_characters_is_one_integrity_error_at_its_place(
                                "1,000 characters.")
     assert not [f for f in checks.integrity(_with(rec, path, "x" * 1000), profile)
                 if "characters long" in f.message]
+    # beside a 1,001-character id, one of exactly 1,000 elsewhere is still not named
+    other = "$.record_id" if path != "$.record_id" else "$.statement.id"
+    (alone,) = checks.integrity(_with(_with(rec, path, "x" * 1001), other, "y" * 1000), profile)
+    assert alone.field_path == path
 
 
 @pytest.mark.parametrize(("where", "shown"), [({"section": "References", "label": "Table 2"}, "References"),
