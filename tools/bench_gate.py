@@ -152,6 +152,14 @@ def ceiling(batch: Path, reports: Path, runs: int) -> float:
     return float(data["records"] / data["seconds"])
 
 
+def checkout_src(text: str) -> Path:
+    """``--against``'s argument (here and in tools/bench_grounders.py): a checkout's ``src/`` folder."""
+    path = Path(text)
+    if not (path / "bioevidence" / "__init__.py").is_file():
+        raise argparse.ArgumentTypeError(f"no bioevidence package in {text} (give a checkout's src/ folder)")
+    return path
+
+
 def against(src: Path, batch: Path, tmp: Path, runs: int, checks: list[str]) -> None:
     """This tree against the code in ``src``, run by run in turn; medians, ratio and whether the reports agree."""
     env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
@@ -176,11 +184,9 @@ def main() -> None:
     parser.add_argument("--reference-python", help="Python of a venv with bioai-evidence-validator==0.8.0")
     parser.add_argument("--no-checks", action="store_true", help="validate with --no-cues --direction off")
     parser.add_argument("--markdown", action="store_true", help="end with the figures as docs/performance.md's table")
-    parser.add_argument("--against", type=Path, metavar="SRC",
+    parser.add_argument("--against", type=checkout_src, metavar="SRC",
                         help="also time the code in SRC (another checkout's src/)")
     args = parser.parse_args()
-    if args.against is not None and not (args.against / "bioevidence" / "__init__.py").is_file():
-        parser.error(f"--against {args.against}: no bioevidence package there (give a checkout's src/ folder)")
     checks = ["--no-cues", "--direction", "off"] if args.no_checks else []
     exe = shutil.which("bioevidence", path=str(Path(sys.executable).parent)) or "bioevidence"
     records = civic_records(args.records)

@@ -240,6 +240,8 @@ def peer_run(python: str, batch: Path) -> dict[str, Any]:
 
 
 def main() -> None:
+    from bench_gate import checkout_src
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
@@ -248,12 +250,10 @@ def main() -> None:
     parser.add_argument("--reference-python", metavar="PATH",
                         help="a Python with bioai-evidence-validator 0.8.0: run its API side by side")
     parser.add_argument("--markdown", action="store_true", help="end with the figures as docs/performance.md's table")
-    parser.add_argument("--against", type=Path, metavar="SRC",
+    parser.add_argument("--against", type=checkout_src, metavar="SRC",
                         help="also run the code in SRC (another checkout's src/), process by process in turn")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.against is not None and not (args.against / "bioevidence" / "__init__.py").is_file():
-        parser.error(f"--against {args.against}: no bioevidence package there (give a checkout's src/ folder)")
     if args.child:
         print(json.dumps(run(args.records, args.checks)))
         return

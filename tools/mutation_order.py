@@ -104,13 +104,14 @@ def _alarm(nodeid: str, limit: float, where: str) -> None:
 def pytest_runtest_protocol(item: Any, nextitem: Any) -> Generator[None, None, None]:
     _context.append(item.nodeid)
     where = os.environ.get("BIOEVIDENCE_MUTATION_ALARM")
-    if where and _record:
+    armed = bool(where and _record)  # a limit needs the file to name the test in and the recorded costs
+    if armed:
         _alarm(item.nodeid, FACTOR * cost(_record, item.nodeid, list(getattr(item, "fixturenames", ()))) + SLACK,
-               where)
+               str(where))
     try:
         yield
     finally:
-        if where and _record:
+        if armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
         _context.pop()
 
