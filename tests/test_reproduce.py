@@ -168,3 +168,29 @@ def test_every_table_of_the_docs_is_classified(tmp_path: Path) -> None:
     stance.write_text("```\n| run | settings |\n```\n", encoding="utf-8")  # its table gone; a fenced one is no table
     _, stale = classified.check(copy)
     assert stale and {doc for doc, _ in stale} == {"docs/stance.md"}
+
+
+def test_the_readme_summary_is_built_from_the_performance_tables(tmp_path: Path) -> None:
+    """README's performance table copies docs/performance.md's regions: a figure changed there changes the
+    copy (and the ratio computed from it); a row gone is a StepFailed naming it."""
+    from figures.derived import SourceTableError, readme_performance
+
+    perf = (REPO / "docs" / "performance.md").read_text(encoding="utf-8")
+    gate = regions.read(perf, "gate-throughput")
+    one_row = next(line for line in gate.splitlines() if line.startswith("| batch, one process"))
+    rate = one_row.split("→ ")[1].split(" records/s")[0]
+    peer = one_row.split("|")[5].strip().split(" records/s")[0]
+    committed = readme_performance(REPO)
+    ratio = float(rate.replace(",", "")) / float(peer.replace(",", ""))
+    assert f"**{rate} records/s** ({ratio:.1f}×)" in committed
+    assert committed == regions.read((REPO / "README.md").read_text(encoding="utf-8"), "performance")
+    (tmp_path / "docs").mkdir()
+    doubled = f"{2 * int(rate.replace(',', '')):,}"
+    edited = regions.replace(perf, "gate-throughput", gate.replace(f"→ {rate} records/s", f"→ {doubled} records/s", 1))
+    (tmp_path / "docs" / "performance.md").write_text(edited, encoding="utf-8")
+    copy = readme_performance(tmp_path)
+    assert f"**{doubled} records/s** ({2 * ratio:.1f}×)" in copy and copy.count("\n") == committed.count("\n")
+    gone = regions.replace(perf, "grounder-throughput", "| figure | x |\n|---|---|\n")
+    (tmp_path / "docs" / "performance.md").write_text(gone, encoding="utf-8")
+    with pytest.raises(SourceTableError, match="throughput once loaded"):
+        readme_performance(tmp_path)

@@ -206,6 +206,8 @@ STEPS: tuple[Step, ...] = (
     Step("grounder-throughput", "docs/performance.md", "grounder-throughput", "timing", 480, (SHARED_DATA, PEER_PYTHON),
          _cmd("bench_grounders.py", *_GROUNDERS[:5], "--reference-python", "$BIOEVIDENCE_REFERENCE_PYTHON"),
          _tool("bench_grounders.py", *_GROUNDERS)),
+    Step("readme-performance", "README.md", "performance", "quality", 1, (),
+         "tools/figures/derived.py::readme_performance", lambda context: readme_table(context)),
     Step("pin", "docs/performance.md", "pin", "timing", 100, (SHARED_DATA,),
          _cmd("bench_pin.py", "--markdown"), _tool("bench_pin.py", "--markdown", "--data", "{data}")),
     Step("stream", "docs/performance.md", "stream", "timing", 960, (SHARED_DATA,),
@@ -227,6 +229,16 @@ def steps_table(_: Context) -> Figures:
         rows.append(f"| `{step.name}` | {step.doc} ({f'`{step.region}`' if step.region else 'whole file'}) | {kind} "
                     f"| {step.cost:.0f} s | {'yes' if step.quick else 'no'} | {needs} | `{step.command}` |")
     return Figures("\n".join(rows) + "\n")
+
+
+def readme_table(_: Context) -> Figures:
+    """README.md's performance summary, copied from docs/performance.md's throughput regions."""
+    from .derived import SourceTableError, readme_performance
+
+    try:
+        return Figures(readme_performance(REPO))
+    except SourceTableError as exc:
+        raise StepFailed(str(exc)) from exc
 
 
 def by_name() -> dict[str, Step]:
