@@ -194,3 +194,56 @@ def test_the_readme_summary_is_built_from_the_performance_tables(tmp_path: Path)
     (tmp_path / "docs" / "performance.md").write_text(gone, encoding="utf-8")
     with pytest.raises(SourceTableError, match="throughput once loaded"):
         readme_performance(tmp_path)
+
+
+def test_the_counts_follow_the_entries_and_an_entry_without_a_class_is_refused(tmp_path: Path) -> None:
+    """Counts are per table: a new table named by a "to do" entry adds one to that row and to the total;
+    turning its entry into a step moves it; an entry with no class is an error naming it."""
+    from figures import classified
+
+    copy = tmp_path / "repo"
+    (copy / "docs").mkdir(parents=True)
+    (copy / "README.md").write_text((REPO / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
+    for doc in (REPO / "docs").glob("*.md"):
+        (copy / "docs" / doc.name).write_text(doc.read_text(encoding="utf-8"), encoding="utf-8")
+    before = classified.counts(copy)
+    assert sum(before.values()) == len(classified.tables(REPO))
+    assert before["a-step"] >= len([s for s in STEPS if s.region is not None])  # each region holds a table
+    web = copy / "docs" / "web.md"
+    web.write_text(web.read_text(encoding="utf-8") + "\n| fresh figure | value |\n|---|---|\n| x | 1 |\n",
+                   encoding="utf-8")
+    listing = copy / "docs" / "reproduce.md"
+    text = listing.read_text(encoding="utf-8")
+    anchor = "**docs/web.md**\n\n"
+    listing.write_text(text.replace(anchor, anchor + "- `| fresh figure | value |` — (a) timing, a tool: to do.\n"),
+                       encoding="utf-8")
+    after = classified.counts(copy)
+    assert after["a-todo"] == before["a-todo"] + 1 and sum(after.values()) == sum(before.values()) + 1
+    listing.write_text(text.replace(anchor, anchor + "- `| fresh figure | value |` — (a) step `fresh`.\n"),
+                       encoding="utf-8")
+    assert classified.counts(copy)["a-step"] == before["a-step"] + 1
+    listing.write_text(text.replace(anchor, anchor + "- `| fresh figure | value |` — measured once.\n"),
+                       encoding="utf-8")
+    with pytest.raises(ValueError, match="fresh figure"):
+        classified.counts(copy)
+
+
+def test_the_fusion_table_names_the_winner_and_says_whether_it_is_the_default() -> None:
+    """tools/eval_fusion.py's doc rows: the best SW-RRF and the best RRF k at weight 0.5 are found by
+    their tune score, and the winner is called the `hybrid` default only when it is."""
+    from eval_fusion import configs, doc_rows
+
+    grid = configs()
+    scores = {label: (0.5 + i / 1000, 0.4 + i / 1000) for i, (label, _) in enumerate(grid)}
+    scores["SW-RRF k 60 thr 0.7 steep 10"] = (0.9, 0.1)  # the best SW-RRF on tune, whatever its held-out
+    scores["RRF k 30 dense weight 0.5"] = (0.95, 0.2)
+    table = [(label, cfg, *scores[label]) for label, cfg in grid]
+    winner = next(row for row in table if row[0] == "convex dense weight 0.6")
+    lines = doc_rows(table, winner, default_weight=0.6)
+    assert lines[2].startswith("| bm25 (the lexical pool, today's `ask`) |")
+    assert "| SW-RRF k 60, threshold 0.7, steepness 10 (best SW-RRF on tune) | 0.9000 | 0.1000 |" in lines
+    assert "| RRF k 30, dense weight 0.5 (best k at weight 0.5 on tune) | 0.9500 | 0.2000 |" in lines
+    assert lines[-1].startswith("| **convex, dense weight 0.6 (winner on tune; the `hybrid` default for bge-small)** |")
+    assert len(lines) == 2 + 8
+    other = doc_rows(table, winner, default_weight=0.7)
+    assert "not the `hybrid` default" in other[-1]

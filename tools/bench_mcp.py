@@ -16,8 +16,12 @@
 Prints medians. The record is built through the server itself: ``get_passage`` reads the first
 body paragraph of a pinned paper and the record quotes its first sentence.
 
-    python tools/bench_mcp.py [--runs 5] [--calls 50]
-    python tools/bench_mcp.py --context [--questions 10]
+    python tools/bench_mcp.py [--runs 5] [--calls 50] [--markdown]
+    python tools/bench_mcp.py --context [--questions 10] [--markdown]
+
+``--markdown`` ends with the figures as docs/mcp.md's tables: its region ``mcp-latency`` (timing,
+``tools/reproduce.py mcp-latency --timings``) and, with ``--context``, ``mcp-context`` (quality: sizes
+in bytes, compared exactly by ``tools/reproduce.py mcp-context``).
 """
 
 from __future__ import annotations
@@ -160,8 +164,12 @@ def compact(value: Any) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
-async def context(home: Path, questions: int) -> None:
-    """The context figures of docs/mcp.md ("Context cost")."""
+def kb(size: float) -> str:
+    return f"{size / 1000:.1f}"
+
+
+async def context(home: Path, questions: int) -> list[tuple[str, str]]:
+    """The context figures of docs/mcp.md ("Context cost"), printed, and as its table's rows."""
     import gzip
     import json
 
@@ -181,6 +189,10 @@ async def context(home: Path, questions: int) -> None:
                          for t in listed])
         print(f"tools/list: {len(listed)} tools, {whole / 1000:.1f} KB as listed, {model / 1000:.1f} KB given to a "
               "model (name, description, input schema)")
+        rows = [("`tools/list`, compact JSON as listed", f"{kb(whole)} KB ({len(listed)} tools)"),
+                ("… given to a model (name, description, input schema)",
+                 f"{kb(model)} KB ({kb(model / len(listed))} KB a tool)")]
+        shown: dict[str, list[str]] = {}
         rec = await record(client)
         for details in (False, True):
             extra = {"details": True} if details else {}
@@ -188,6 +200,7 @@ async def context(home: Path, questions: int) -> None:
             assert not result.is_error, result.content
             print(f"validate_record ({'details' if details else 'default'}), an admitted CIViC record: "
                   f"{len(text_of(result).encode()) / 1000:.1f} KB")
+            shown.setdefault("validate_record", []).append(f"{kb(len(text_of(result).encode()))} KB")
         for tool in ("answer", "ask"):
             for details in (False, True):
                 sizes = []
@@ -199,6 +212,20 @@ async def context(home: Path, questions: int) -> None:
                 print(f"{tool} ({'details' if details else 'default'}): text an agent reads, first question "
                       f"{sizes[0] / 1000:.1f} KB, median of {len(sizes)} {statistics.median(sizes) / 1000:.1f} KB, "
                       f"largest {max(sizes) / 1000:.1f} KB")
+                shown.setdefault(tool, []).append(f"{kb(sizes[0])} / {kb(statistics.median(sizes))} / "
+                                                  f"{kb(max(sizes))} KB")
+    for tool, label in (("answer", f"`answer` result text, first statement / median of {len(asked)} / largest"),
+                        ("ask", "`ask` result text (`top_k` 10), first / median / largest"),
+                        ("validate_record", "`validate_record` result text, an admitted CIViC record")):
+        plain, detailed = shown[tool]
+        rows.append((label, f"{plain} (`details`: {detailed})"))
+    return rows
+
+
+def print_table(rows: list[tuple[str, str]]) -> None:
+    print("\n| figure | measured |\n|---|---|")
+    for label, value in rows:
+        print(f"| {label} | {value} |")
 
 
 def main() -> None:
@@ -207,10 +234,13 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=50)
     parser.add_argument("--context", action="store_true", help="Only the context-cost figures.")
     parser.add_argument("--questions", type=int, default=10, help="CIViC statements asked for --context.")
+    parser.add_argument("--markdown", action="store_true", help="End with the figures as docs/mcp.md's table.")
     args = parser.parse_args()
     if args.context:
         with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
-            asyncio.run(context(Path(tmp), args.questions))
+            rows = asyncio.run(context(Path(tmp), args.questions))
+        if args.markdown:
+            print_table(rows)
         return
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
         home = Path(tmp)
@@ -252,6 +282,18 @@ def main() -> None:
     sizes = extra_bytes()
     print(f"the mcp extra on disk: {sum(sizes.values()) / 1e6:.1f} MB "
           f"({', '.join(f'{k} {v / 1e6:.1f}' for k, v in sorted(sizes.items(), key=lambda kv: -kv[1]))})")
+    if args.markdown:
+        both = {label: f"{results['stdio'][label]:.1f} / {results['http'][label]:.1f} ms" for label in results["stdio"]}
+        print_table([
+            ("cold start over stdio, warm parse cache: spawn → `initialize` answered", f"{ready:.2f} s"),
+            ("… → first `validate_record` answered (grounders loaded, paper re-hashed)", f"{first:.2f} s"),
+            ("cold start, empty cache (the paper's JATS parsed from its bytes): `initialize` / first "
+             "`validate_record`", f"{cold[0]:.2f} s / {cold[1]:.2f} s"),
+            ("`validate_record` (CIViC record, admitted), stdio / HTTP", both["validate_record"]),
+            ("`get_passage`, stdio / HTTP", both["get_passage"]),
+            ("`revise_step` (a misquote: closest passage, requote fix), stdio / HTTP", both["revise_step (misquote)"]),
+            ("the `mcp` extra on disk (what it adds to `.[test,dask]`)", f"{sum(sizes.values()) / 1e6:.1f} MB"),
+        ])
 
 
 if __name__ == "__main__":

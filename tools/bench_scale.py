@@ -16,7 +16,11 @@ default for large batches) and Dask ``local:2`` (a LocalCluster of two worker pr
 its batch, over the same batches (data shipped there and a count back), and over empty batches
 (the fixed cost of a task round trip). Medians over ``--runs``; reports are checked equal.
 
-    .venv/bin/python tools/bench_scale.py [--runs 5] [--only gate,grounded,index,overhead]
+    .venv/bin/python tools/bench_scale.py [--runs 5] [--only gate,grounded,sharded,index,overhead,cold] [--markdown]
+
+``--markdown`` ends with the tables of docs/performance.md (``sharded``, ``overhead``: the timing step
+``distribution``) and of docs/scale.md (``gate``, ``grounded``, ``index`` and the start-up figures of
+``cold``: the timing step ``scale-workloads``).
 """
 
 from __future__ import annotations
@@ -69,7 +73,7 @@ def _strip(results: list[Any]) -> list[str]:
 def bench_validate(name: str, records: list[dict[str, Any]], spec: Any, runs: int, client: Any = None,
                    local: dict[str, Any] | None = None) -> dict[str, Any]:
     """Without ``client``: one process and fork (no Dask thread in this process); with it: Dask,
-    compared with the ``local`` figures measured before the cluster started."""
+    compared with the ``local`` figures measured before the cluster started (and its table row)."""
     from bioevidence.gate.batch import run
     from bioevidence.gate.inputs import Job
 
@@ -89,7 +93,8 @@ def bench_validate(name: str, records: list[dict[str, Any]], spec: Any, runs: in
     print(f"{name}: {n:,} records; one process {n / one_s:,.0f} records/s ({one_s:.2f} s); fork workers=2 "
           f"{n / fork_s:,.0f}/s ({one_s / fork_s:.2f}x); Dask local:2 {n / dask_s:,.0f}/s ({dask_s:.2f} s, "
           f"{one_s / dask_s:.2f}x one process)")
-    return {}
+    return {"row": (f"`run()`, {n:,} records, {name}", f"{n / one_s:,.0f} records/s",
+                    f"{n / fork_s:,.0f}/s ({one_s / fork_s:.2f}×)", f"{n / dask_s:,.0f}/s ({one_s / dask_s:.2f}×)")}
 
 
 def bench_overhead(client: Any, runs: int) -> list[tuple[str, str]]:
@@ -116,7 +121,7 @@ def bench_overhead(client: Any, runs: int) -> list[tuple[str, str]]:
     return rows
 
 
-def bench_index(runs: int, client: Any = None, local: float | None = None) -> float:
+def bench_index(runs: int, client: Any = None, local: float | None = None) -> tuple[float, tuple[str, ...]]:
     import shutil
     import tempfile
 
@@ -131,12 +136,13 @@ def bench_index(runs: int, client: Any = None, local: float | None = None) -> fl
 
         took, stats = _median_time(once, runs)
     if client is None:
-        return took
+        return took, ()
     assert local is not None
     mb = stats.input_bytes / 1e6
     print(f"index: {stats.docs:,} docs, {mb:.1f} MB of text; one process {local:.2f} s ({mb / local:.2f} MB/s); "
           f"Dask local:2 {took:.2f} s ({mb / took:.2f} MB/s, {local / took:.2f}x)")
-    return took
+    return took, (f"`build_index`, SciFact + CIViC snapshots + JATS ({stats.docs:,} docs, {mb:.1f} MB of text)",
+                  f"{local:.1f} s", "–", f"{took:.1f} s ({local / took:.2f}×)")
 
 
 def _cli(*args: str) -> float:
@@ -184,7 +190,7 @@ def bench_sharded(files: dict[str, Any], runs: int, address: str | None,
     return rows
 
 
-def cold_start(runs: int) -> None:
+def cold_start(runs: int) -> list[tuple[str, str]]:
     """``bioevidence validate one.json`` with and without ``--scheduler local:2`` (a fresh cluster)."""
     import shutil
     import tempfile
@@ -206,6 +212,9 @@ def cold_start(runs: int) -> None:
          "print(time.perf_counter() - t)"], capture_output=True, text=True, check=True).stdout) for _ in range(runs))
     print(f"cold start: `validate one.json` {plain:.2f} s; with --scheduler local:2 {local:.2f} s "
           f"(+{local - plain:.2f} s: import distributed {imp:.2f} s, start 2 workers, load the gate there)")
+    return [("`validate one.json`, whole process: plain / `--scheduler local:2` (a fresh cluster, the gate loaded "
+             "on both workers)", f"{plain:.2f} s / {local:.2f} s"),
+            ("`import distributed`, in a fresh process", f"{imp:.2f} s")]
 
 
 def main() -> None:
@@ -240,33 +249,40 @@ def main() -> None:
     # One process and fork first, with no Dask thread in this process competing for the GIL.
     local_gate = bench_validate("gate", *gate, args.runs) if "gate" in only else None
     local_grounded = bench_validate("grounded", *grounded, args.runs) if "grounded" in only else None
-    local_index = bench_index(max(1, args.runs // 2)) if "index" in only else None
+    local_index = bench_index(max(1, args.runs // 2))[0] if "index" in only else None
+    workload_rows: list[tuple[str, ...]] = []
+    start_rows: list[tuple[str, str]] = []
     # The cluster's workers stamp validated_at: fixed as the CLI runs fix it, so the bytes compare.
     os.environ.setdefault("SOURCE_DATE_EPOCH", "1767225600")
     start = time.perf_counter()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0",
                       silence_logs=logging.ERROR) as cluster, Client(cluster, set_as_default=False) as client:
         client.wait_for_workers(2)
-        print(f"LocalCluster of 2 worker processes up in {time.perf_counter() - start:.2f} s")
+        up = time.perf_counter() - start
+        print(f"LocalCluster of 2 worker processes up in {up:.2f} s")
+        start_rows.append(("a LocalCluster of 2 worker processes, up (once)", f"{up:.2f} s"))
         if local_gate is not None:
-            bench_validate("gate (no grounders)", *gate, args.runs, client, local_gate)
+            workload_rows.append(bench_validate("no grounders", *gate, args.runs, client, local_gate)["row"])
         if local_grounded is not None:
-            bench_validate("grounded (source bytes + literature)", *grounded, args.runs, client, local_grounded)
+            workload_rows.append(bench_validate("source bytes + literature grounders", *grounded, args.runs, client,
+                                                local_grounded)["row"])
         if files:
             sharded_rows = bench_sharded(files, args.runs, cluster.scheduler_address, local_sharded)
         if "overhead" in only:
             overhead_rows = bench_overhead(client, args.runs)
         if local_index is not None:
-            bench_index(max(1, args.runs // 2), client, local_index)
+            workload_rows.append(bench_index(max(1, args.runs // 2), client, local_index)[1])
     shutil.rmtree(tmp, ignore_errors=True)
     if "cold" in only:
-        cold_start(args.runs)
+        start_rows += cold_start(args.runs)
     if args.markdown:
-        print_markdown(sharded_rows, overhead_rows)
+        print_markdown(sharded_rows, overhead_rows, workload_rows, start_rows if workload_rows else [])
 
 
-def print_markdown(sharded: list[tuple[str, str, str, str]], overhead: list[tuple[str, str]]) -> None:
-    """The tables docs/performance.md shows (tools/reproduce.py's timing step ``distribution``)."""
+def print_markdown(sharded: list[tuple[str, str, str, str]], overhead: list[tuple[str, str]],
+                   workloads: list[tuple[str, ...]], start: list[tuple[str, str]]) -> None:
+    """The tables docs/performance.md shows (tools/reproduce.py's timing step ``distribution``) and, for
+    the in-process workloads, those of docs/scale.md (step ``scale-workloads``)."""
     if sharded:
         print("\n| `validate -o`, whole process, from outside | one process (`--workers 1`) | Dask, 2 workers "
               "reading shards | 2 workers / 1 process |\n|---|---|---|---|")
@@ -275,6 +291,14 @@ def print_markdown(sharded: list[tuple[str, str, str, str]], overhead: list[tupl
     if overhead:
         print("\n| Dask on loopback | measured |\n|---|---|")
         for label, value in overhead:
+            print(f"| {label} | {value} |")
+    if workloads:
+        print("\n| workload (Python API) | one process | fork, 2 workers | Dask `local:2` |\n|---|---|---|---|")
+        for row in workloads:
+            print("| " + " | ".join(row) + " |")
+    if start:
+        print("\n| start-up | measured |\n|---|---|")
+        for label, value in start:
             print(f"| {label} | {value} |")
 
 

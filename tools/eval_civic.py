@@ -15,7 +15,11 @@ Printed, over statements whose paper is pinned with full text or abstract:
 * with ``--records``: each question's evidence record validated against the snapshots
   (admitted / review / rejected, and the reasons).
 
-    .venv/bin/python tools/eval_civic.py [--index /tmp/civic_index] [--records]
+    .venv/bin/python tools/eval_civic.py [--index /tmp/civic_index] [--records] [--markdown]
+
+``--markdown`` ends with these figures (the latency left out: a timing) as docs/librarian.md's table,
+its region ``civic-questions`` (``tools/reproduce.py civic-questions`` regenerates it with ``--records``
+and compares it exactly).
 """
 
 from __future__ import annotations
@@ -24,12 +28,13 @@ import argparse
 import collections
 import gzip
 import json
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(os.environ.get("BIOEVIDENCE_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
 def main() -> int:
@@ -42,6 +47,7 @@ def main() -> int:
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--index", default="/tmp/bioevidence_civic_index")
     ap.add_argument("--records", action="store_true", help="also build and validate each question's record")
+    ap.add_argument("--markdown", action="store_true", help="end with docs/librarian.md's table of the figures")
     args = ap.parse_args()
     data = Path(args.data)
     snapshots = data / "civic_corpus" / "snapshots"
@@ -59,6 +65,7 @@ def main() -> int:
     reasons: collections.Counter[str] = collections.Counter()
     latency = []
     retracted = 0
+    validator = None
     for row in rows:
         question = row["evidence_statement"].strip().rstrip(".") + "?"
         t0 = time.perf_counter()
@@ -84,8 +91,9 @@ def main() -> int:
             from bioevidence.gate.validator import Validator
             from bioevidence.librarian.records import record_for
 
-            validator = Validator("librarian-evidence", grounders=build_grounders(
-                GrounderOptions(snapshot_dir=snapshots)))
+            if validator is None:
+                validator = Validator("librarian-evidence", grounders=build_grounders(
+                    GrounderOptions(snapshot_dir=snapshots)))
             report = validator.validate(record_for(answer))
             statuses[report.overall_status] += 1
             reasons.update(report.reason_codes())
@@ -103,6 +111,22 @@ def main() -> int:
         print("records: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
               + "; reasons: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
     print(f"median ask latency {statistics.median(latency) * 1000:.0f} ms")
+    if args.markdown:
+        shown = {gold: ", ".join(f"{count} {label}" for label, count in sorted(
+            ((p, c) for (g, p), c in stance.items() if g == gold), key=lambda pc: (-pc[1], pc[0])))
+            for gold in ("supports", "contradicts")}
+        table = [("the statement's cited paper among the first 10 papers", f"{found} / {n}"),
+                 ("a sentence of the cited paper among the first 5, holding at least half of the statement's own "
+                  "words", f"{answered} / {n} ({answered / n:.3f})"),
+                 ("the same with at least a third of the statement's words", f"{answered_third} / {n} "
+                  f"({answered_third / n:.3f})")]
+        if args.records:
+            table.append(("records admitted unchanged by `librarian-evidence`", f"{statuses['admitted']} / {n}"))
+        table.append(("stance of those answering sentences, by the statement's direction",
+                      "; ".join(f"{gold}: {shown[gold] or 'none'}" for gold in ("supports", "contradicts"))))
+        print("\n| measure | figure |\n|---|---|")
+        for label, value in table:
+            print(f"| {label} | {value} |")
     return 0
 
 

@@ -14,7 +14,12 @@ steepness; Perspicacité's hybrid re-scoring of the dense top 150 (BM25 over the
 tune is then run through the whole ``ask --retriever hybrid`` (judge included) on held-out, timed
 per question once loaded.
 
-    .venv/bin/python tools/eval_fusion.py [--index /tmp/bioevidence_scifact_bge] [--limit N]
+    .venv/bin/python tools/eval_fusion.py [--index /tmp/bioevidence_scifact_bge] [--limit N] [--skip-final] [--markdown]
+
+``--markdown`` ends with docs/librarian.md's two tables: the selected configurations (tune and
+held-out nDCG@10, no judge; quality figures, the region ``scifact-fusion`` of
+``tools/reproduce.py scifact-fusion``) and, unless ``--skip-final``, the whole ``ask`` per retriever on
+held-out (nDCG@10 and latency; the timing region ``scifact-ask``).
 """
 
 from __future__ import annotations
@@ -27,6 +32,40 @@ from pathlib import Path
 from typing import Any
 
 from scifact_eval import DATA, ndcg10, timed_asks
+
+Row = tuple[str, Any, float, float]
+
+
+def doc_rows(table: list[Row], best: Row, default_weight: float) -> list[str]:
+    """docs/librarian.md's selection of the grid, in its words: the baselines, Perspicacité's constants,
+    the best SW-RRF and the best RRF k at weight 0.5 on tune, convex at 0.5, and the winner on tune
+    (said to be the ``hybrid`` default only when it is)."""
+    by_label = {row[0]: row for row in table}
+
+    def best_of(prefix: str, suffix: str = "") -> Row:
+        return max((r for r in table if r[0].startswith(prefix) and r[0].endswith(suffix)), key=lambda r: r[2])
+
+    sw, rrf = best_of("SW-RRF k 60 thr"), best_of("RRF k", "dense weight 0.5")
+    sw_cfg, rrf_cfg, win = sw[1], rrf[1], best[1]
+    chosen: list[tuple[str, Row]] = [
+        ("bm25 (the lexical pool, today's `ask`)", by_label["bm25 (lexical pool)"]),
+        ("dense only (best chunk per document)", by_label["dense only"]),
+        ("Perspicacité hybrid re-score of the dense top 150 (0.5/0.5)",
+         by_label["Perspicacité hybrid re-score of dense top 150 (0.5/0.5)"]),
+        ("SW-RRF, Perspicacité's constants (k 60, threshold 0.8, steepness 30)",
+         by_label["SW-RRF, Perspicacité constants (k 60, thr 0.8, steep 30)"]),
+        (f"SW-RRF k 60, threshold {sw_cfg.threshold:g}, steepness {sw_cfg.steepness:g} (best SW-RRF on tune)", sw),
+        (f"RRF k {rrf_cfg.k:g}, dense weight 0.5 (best k at weight 0.5 on tune)", rrf),
+        ("convex, dense weight 0.5", by_label["convex dense weight 0.5"]),
+    ]
+    default = win.method == "convex" and win.dense_weight == default_weight
+    name = f"convex, dense weight {win.dense_weight:g}" if win.method == "convex" else best[0]
+    winner = (f"{name} (winner on tune; "
+              + ("the `hybrid` default for bge-small)" if default else "not the `hybrid` default)"))
+    lines = ["| configuration (bge-small-en-v1.5, today) | tune (550) | held-out (259) |", "|---|---|---|"]
+    lines += [f"| {label} | {row[2]:.4f} | {row[3]:.4f} |" for label, row in chosen if row is not best]
+    lines.append(f"| **{winner}** | **{best[2]:.4f}** | **{best[3]:.4f}** |")
+    return lines
 
 
 def configs() -> list[tuple[str, Any]]:
@@ -59,6 +98,7 @@ def main() -> None:
     ap.add_argument("--index", default="/tmp/bioevidence_scifact_bge")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--skip-final", action="store_true")
+    ap.add_argument("--markdown", action="store_true", help="end with docs/librarian.md's tables")
     args = ap.parse_args()
     root = DATA / "claims" / "scifact"
     ix_dir = Path(args.index)
@@ -117,15 +157,25 @@ def main() -> None:
         if isinstance(cfg, str) or "Perspicacité" in label or mark or label.endswith(("weight 0.5", "steep 30")):
             print(f"| {label}{mark} | {tune:.4f} | {held:.4f} |")
     print(f"\nwinner: {best[0]} ({best[1]})")
+    from bioevidence.librarian.fusion import DENSE_WEIGHT
+
+    markdown = doc_rows(table, best, DENSE_WEIGHT["bge-small-en-v1.5"])
     if args.skip_final:
+        if args.markdown:
+            print("\n" + "\n".join(markdown))
         return
     held_claims = [c for c in claims if c["id"] % 3 == 0]
+    asks = ["| `ask --retriever` | held-out BEIR nDCG@10 | median ms/question | p90 ms |", "|---|---|---|---|"]
     for retriever in ("bm25", "dense", "hybrid"):
         lib2 = Librarian(index, lexicon=lexicon, retriever=retriever, fusion=best[1],
                          settings=Settings(top_k=10, max_abstract_papers=10))
         nd, median, p90 = timed_asks(lib2, held_claims)
         print(f"ask --retriever {retriever} (judge on), held-out: nDCG@10 {nd:.4f}, "
               f"median {median:.0f} ms/question, p90 {p90:.0f} ms")
+        cells = [retriever, f"{nd:.4f}", f"{median:.0f}", f"{p90:.0f}"]
+        asks.append("| " + " | ".join(f"**{c}**" if retriever == "hybrid" else c for c in cells) + " |")
+    if args.markdown:
+        print("\n" + "\n".join(markdown) + "\n\n" + "\n".join(asks))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,10 @@ precision / recall / F1 (micro) for the gold evidence documents: the sentences t
 selected in each gold document the librarian returned, against the gold rationale sentences
 (a gold document not returned counts as all its rationales missed).
 Any parameter changed here is tuned on *train*; report it as such.
+
+``--markdown`` ends with the retrieval and rationale figures as docs/librarian.md's table (its region
+``scifact-train``, regenerated and compared exactly by ``tools/reproduce.py scifact-train``; the stance
+counts and the latency are left out: the first is issue 23's, the second a timing).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import statistics
 import time
 from pathlib import Path
 
-from scifact_eval import ndcg10, split
+from scifact_eval import DATA, ndcg10, split
 
 
 def main() -> None:
@@ -37,7 +41,7 @@ def main() -> None:
     from bioevidence.librarian.planner import DEFAULT_WEIGHTS, OfflinePlanner
 
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+    ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--index", default="/tmp/bioevidence_scifact_index")
     ap.add_argument("--title-boost", type=float, default=Scoring().title_boost)
     ap.add_argument("--judge-weight", type=float, default=Settings().judge_weight)
@@ -51,6 +55,7 @@ def main() -> None:
                     help="the claims read: all of train, or tools/scifact_eval.py's tune / held-out split")
     ap.add_argument("--no-feedback", action="store_true", help="without RM3 feedback (on by default for bm25)")
     ap.add_argument("--limit", type=int, default=0, help="first N claims only (0 = all)")
+    ap.add_argument("--markdown", action="store_true", help="end with docs/librarian.md's table of these figures")
     ap.add_argument("--stance-model", help="label stance with this model (LLMStance) instead of the lexical rule")
     ap.add_argument("--base-url", help="OpenAI-compatible server for --stance-model [default: $OPENAI_BASE_URL]")
     args = ap.parse_args()
@@ -168,6 +173,19 @@ def main() -> None:
         print(f"stance accuracy on returned rationale sentences: "
               f"{sum(g == p for g, p in rationale) / len(rationale):.4f} ({len(rationale)} sentences)")
     print(f"median ask latency  {statistics.median(lat) * 1000:.1f} ms")
+    if args.markdown:
+        print(f"\n| SciFact train ({args.part}, {len(claims)} claims; {len(ev_ndcg)} with evidence) | figure |")
+        print("|---|---|")
+        for label, value in (
+                ("BEIR nDCG@10 (relevant: the cited abstracts)", f"{statistics.mean(beir):.4f}"),
+                ("recall@10", f"{statistics.mean(recall):.4f}"),
+                ("evidence nDCG@10 (claims with evidence; relevant: the evidence abstracts)",
+                 f"{statistics.mean(ev_ndcg) if ev_ndcg else 0:.4f}"),
+                ("rationale sentences chosen by the judge in the gold abstracts, P / R / F1",
+                 f"{p:.3f} / {r:.3f} / {f1:.3f}"),
+                *((f"share of a claim's gold rationale sentences among the first {k} returned (mean over claims)",
+                   f"{statistics.mean(share[k]) if share[k] else 0:.3f}") for k in (5, 10))):
+            print(f"| {label} | {value} |")
 
 
 if __name__ == "__main__":

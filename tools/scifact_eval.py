@@ -9,12 +9,13 @@ The split: SciFact's test labels are withheld and its dev split is not in ../sha
 from __future__ import annotations
 
 import math
+import os
 import statistics
 import time
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(os.environ.get("BIOEVIDENCE_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
 
 
 def ndcg10(ranked: list[str], relevant: set[str]) -> float:

@@ -15,6 +15,16 @@ from pathlib import Path
 SECTION = "## Every table of the docs, classified"
 _DOC = re.compile(r"\*\*(README\.md|docs/[\w/.-]+\.md)\*\*")
 _ENTRY = re.compile(r"- (`+) ?(\|.*?\|) ?\1")
+_CLASS = re.compile(r"— \((a, no generator[^)]*|a|b|c|r)\)")
+#: The rows of the counts table, in order: (key, what the class means).
+CLASSES = (
+    ("a-step", "(a) figures a step of `tools/reproduce.py` regenerates and checks"),
+    ("a-todo", "(a) figures a maintained tool prints, no step yet (to do, with the reason)"),
+    ("a-other", "(a) figures measured by hand with no generator, or a summary of the steps"),
+    ("b", "(b) the record of an experiment not adopted"),
+    ("r", "(r) a dated record of adopted code that has changed since"),
+    ("c", "(c) not figures: reference tables"),
+)
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,56 @@ def entries(repo: Path) -> dict[str, list[str]]:
         if entry and doc is not None:
             out[doc].append(entry.group(2))
     return out
+
+
+def entry_classes(repo: Path) -> dict[tuple[str, str], str]:
+    """Each entry's class key (``CLASSES``), by (doc, entry): ``(a)`` split by whether its text names a
+    step of reproduce.py, says "to do", or neither."""
+    text = (repo / "docs" / "reproduce.md").read_text(encoding="utf-8")
+    out: dict[tuple[str, str], str] = {}
+    doc = None
+    for line in text[text.index(SECTION):].splitlines():
+        heading = _DOC.match(line)
+        if heading:
+            doc = heading.group(1)
+            continue
+        entry = _ENTRY.match(line)
+        if entry is None or doc is None:
+            continue
+        found = _CLASS.search(line)
+        if found is None:
+            raise ValueError(f"docs/reproduce.md: the entry {entry.group(2)} of {doc} names no class "
+                             "((a), (b), (c), (r))")
+        kind = found.group(1)
+        if kind == "a":
+            tail = line[found.end():]
+            kind = "a-todo" if "to do" in tail else "a-step" if re.search(r"\bsteps? `", tail) else "a-other"
+        elif kind.startswith("a, no generator"):
+            kind = "a-other"
+        out[(doc, entry.group(2))] = kind
+    return out
+
+
+def counts(repo: Path) -> dict[str, int]:
+    """How many tables of README.md and docs/*.md each class holds (a table counts under the first entry
+    naming it)."""
+    listed = entries(repo)
+    kinds = entry_classes(repo)
+    out = {key: 0 for key, _ in CLASSES}
+    for table in tables(repo):
+        hit = next((entry for entry in listed.get(table.doc, []) if names(entry, table.header)), None)
+        if hit is not None:
+            out[kinds[(table.doc, hit)]] += 1
+    return out
+
+
+def counts_table(repo: Path) -> str:
+    """The counts as docs/reproduce.md shows them (the step ``reproduce-classes``)."""
+    found = counts(repo)
+    rows = ["| class | tables |", "|---|---|"]
+    rows += [f"| {label} | {found[key]} |" for key, label in CLASSES]
+    rows.append(f"| every table of README.md and docs/*.md | {sum(found.values())} |")
+    return "\n".join(rows) + "\n"
 
 
 def names(entry: str, header: str) -> bool:

