@@ -25,7 +25,7 @@ from figures.steps import QUICK_SECONDS, REPO, STEPS, Context, Figures, Step, St
 
 TOOL = REPO / "tools" / "reproduce.py"
 
-pytestmark = pytest.mark.heavy(seconds=105)
+pytestmark = pytest.mark.heavy(seconds=190)
 
 
 def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -247,3 +247,21 @@ def test_the_fusion_table_names_the_winner_and_says_whether_it_is_the_default() 
     assert len(lines) == 2 + 8
     other = doc_rows(table, winner, default_weight=0.7)
     assert "not the `hybrid` default" in other[-1]
+
+
+def test_the_install_table_has_a_row_for_every_user_extra() -> None:
+    """tools/bench_install.py measures every extra a user installs (pyproject's, less the developers'
+    test, bench and mutation), and README's words exist for each, naming only figures it measures."""
+    import string
+    import tomllib
+
+    import bench_install
+
+    extras = set(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+                 ["optional-dependencies"]) - {"test", "bench", "mutation"}
+    assert set(bench_install.EXTRAS) == extras | {"core"} == set(bench_install.LABELS)
+    source = (REPO / "tools" / "bench_install.py").read_text(encoding="utf-8")
+    for extra, (_, _, how) in bench_install.LABELS.items():
+        for _, key, _, _ in string.Formatter().parse(how):
+            if key is not None:
+                assert key == "validate_s" or f'row["{key}"]' in source, (extra, key)

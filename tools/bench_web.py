@@ -14,7 +14,10 @@ decision; no other decision exists; re-sent forms made no second decision; the l
 (``review verify``); and every entry's record carries each reviewer's latest decision. Latency
 percentiles are printed per kind of request. The client shares the 2 cores with the server.
 
-    .venv/bin/python tools/bench_web.py [--reviewers 50] [--records 10000] [--decisions 20]
+    .venv/bin/python tools/bench_web.py [--reviewers 50] [--records 10000] [--decisions 20] [--markdown]
+
+``--markdown`` ends the load run with docs/web.md's tables (its region ``web-load``, the timing step
+``tools/reproduce.py web-load --timings``).
 
 Bounded: every request has a 60 s timeout and the whole run ``--deadline`` seconds (default 900).
 Only 127.0.0.1 is contacted.
@@ -448,6 +451,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="long: warm requests timed")
     parser.add_argument("--asks", type=int, default=48, help="asks: questions sent at once")
     parser.add_argument("--askers", type=int, default=1, help="asks: the reviewers sending them (in turn)")
+    parser.add_argument("--markdown", action="store_true", help="load: end with docs/web.md's tables")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     if args.scenario != "load":
@@ -494,6 +498,31 @@ def main() -> None:
             print("PROBLEM:", line)
         raise SystemExit(1)
     print("no decision lost or duplicated; review verify: ok")
+    if args.markdown:
+        print_tables(args, crowd, cold, wall, confirmed)
+
+
+_KINDS = {"sign-in": "sign-in (page + form, all {n} at once at the start)",
+          "queue page": "queue page (a page of 50 of the open entries)",
+          "record page": "record page (with every quote in its passage)",
+          "decide": "decide (validated again, appended, chained)"}
+
+
+def print_tables(args: argparse.Namespace, crowd: list[Reviewer], cold: float, wall: float, confirmed: int) -> None:
+    """docs/web.md's two tables of the load run: latency per kind of request (no maximum: one request's
+    wait moves by several times from run to run, too much for a figure checked within 25%), and the run."""
+    print("\n| request | count | p50 | p95 |\n|---|---:|---:|---:|")
+    everything: list[float] = []
+    for kind, label in _KINDS.items():
+        values = [v for r in crowd for v in r.latency[kind]]
+        everything += values
+        print(f"| {label.format(n=args.reviewers)} | {len(values):,} | {_pct(values, 0.5):,.0f} ms | "
+              f"{_pct(values, 0.95):,.0f} ms |")
+    print(f"| all | {len(everything):,} | {_pct(everything, 0.5):,.0f} ms | {_pct(everything, 0.95):,.0f} ms |")
+    print("\n| run | measured |\n|---|---|")
+    print(f"| decisions confirmed by {args.reviewers} reviewers ({sum(r.resent for r in crowd)} forms sent twice, "
+          f"none doubled) | {confirmed:,} in {wall:.1f} s: {confirmed / wall:.0f} decisions/s |")
+    print(f"| `serve` cold start on the {args.records:,}-entry queue (process start to first answer) | {cold:.1f} s |")
 
 
 if __name__ == "__main__":

