@@ -31,10 +31,12 @@ def _rows(repo: Path, region: str) -> dict[str, list[str]]:
 
 
 def _cell(rows: dict[str, list[str]], label: str, column: int, region: str) -> str:
-    try:
-        return rows[label][column]
-    except (KeyError, IndexError) as exc:
-        raise SourceTableError(f"{PERFORMANCE} ({region}): no column {column} in the row {label!r}") from exc
+    if label not in rows:
+        raise SourceTableError(f"{PERFORMANCE} ({region}): no row {label!r}; rewrite the copy's labels "
+                               "in tools/figures/derived.py")
+    if column >= len(rows[label]):
+        raise SourceTableError(f"{PERFORMANCE} ({region}): the row {label!r} has no column {column + 1}")
+    return rows[label][column]
 
 
 def _figure(cell: str, pattern: str, where: str) -> str:
