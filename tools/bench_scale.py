@@ -279,28 +279,23 @@ def main() -> None:
         print_markdown(sharded_rows, overhead_rows, workload_rows, start_rows if workload_rows else [])
 
 
+def _table(header: str, rows: list[tuple[str, ...]]) -> None:
+    """One markdown table after a blank line: the header's cells, then each row's."""
+    if rows:
+        print(f"\n| {header} |\n|" + "---|" * (header.count(" | ") + 1))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+
+
 def print_markdown(sharded: list[tuple[str, str, str, str]], overhead: list[tuple[str, str]],
                    workloads: list[tuple[str, ...]], start: list[tuple[str, str]]) -> None:
     """The tables docs/performance.md shows (tools/reproduce.py's timing step ``distribution``) and, for
     the in-process workloads, those of docs/scale.md (step ``scale-workloads``)."""
-    if sharded:
-        print("\n| `validate -o`, whole process, from outside | one process (`--workers 1`) | Dask, 2 workers "
-              "reading shards | 2 workers / 1 process |\n|---|---|---|---|")
-        for row in sharded:
-            print("| " + " | ".join(row) + " |")
-    if overhead:
-        print("\n| Dask on loopback | measured |\n|---|---|")
-        for label, value in overhead:
-            print(f"| {label} | {value} |")
-    if workloads:
-        print("\n| workload (Python API) | one process | fork, 2 workers | Dask `local:2` |\n|---|---|---|---|")
-        for row in workloads:
-            print("| " + " | ".join(row) + " |")
-    if start:
-        print("\n| start-up | measured |\n|---|---|")
-        for label, value in start:
-            print(f"| {label} | {value} |")
-
+    _table("`validate -o`, whole process, from outside | one process (`--workers 1`) | Dask, 2 workers reading "
+           "shards | 2 workers / 1 process", list(sharded))
+    _table("Dask on loopback | measured", list(overhead))
+    _table("workload (Python API) | one process | fork, 2 workers | Dask `local:2`", workloads)
+    _table("start-up | measured", list(start))
 
 if __name__ == "__main__":
     main()

@@ -87,7 +87,7 @@ def configs() -> list[tuple[str, Any]]:
 
 def main() -> None:
     from bioevidence.librarian.analysis import analyze
-    from bioevidence.librarian.fusion import chroma_score, fuse_lists, perspicacite_hybrid
+    from bioevidence.librarian.fusion import DENSE_WEIGHT, chroma_score, fuse_lists, perspicacite_hybrid
     from bioevidence.librarian.hybrid import DENSE_DOCS, DenseRetriever
     from bioevidence.librarian.index import LocalIndex, build_index
     from bioevidence.librarian.kb.vectors import build_dense
@@ -157,8 +157,6 @@ def main() -> None:
         if isinstance(cfg, str) or "Perspicacité" in label or mark or label.endswith(("weight 0.5", "steep 30")):
             print(f"| {label}{mark} | {tune:.4f} | {held:.4f} |")
     print(f"\nwinner: {best[0]} ({best[1]})")
-    from bioevidence.librarian.fusion import DENSE_WEIGHT
-
     markdown = doc_rows(table, best, DENSE_WEIGHT["bge-small-en-v1.5"])
     if args.skip_final:
         if args.markdown:

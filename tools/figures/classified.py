@@ -53,40 +53,43 @@ def tables(repo: Path) -> list[Table]:
     return found
 
 
-def entries(repo: Path) -> dict[str, list[str]]:
-    """docs/reproduce.md's entries, per doc, as written."""
+def _lines(repo: Path) -> list[tuple[str, str | None, str]]:
+    """docs/reproduce.md's classification section, line by line: (doc, the entry's header row or None, the
+    line), from the first bold doc heading on."""
     text = (repo / "docs" / "reproduce.md").read_text(encoding="utf-8")
-    out: dict[str, list[str]] = {}
+    out: list[tuple[str, str | None, str]] = []
     doc = None
     for line in text[text.index(SECTION):].splitlines():
         heading = _DOC.match(line)
         if heading:
             doc = heading.group(1)
-            out.setdefault(doc, [])
-            continue
-        entry = _ENTRY.match(line)
-        if entry and doc is not None:
-            out[doc].append(entry.group(2))
+            out.append((doc, None, line))
+        elif doc is not None:
+            entry = _ENTRY.match(line)
+            out.append((doc, entry.group(2) if entry else None, line))
+    return out
+
+
+def entries(repo: Path) -> dict[str, list[str]]:
+    """docs/reproduce.md's entries, per doc, as written."""
+    out: dict[str, list[str]] = {}
+    for doc, entry, _ in _lines(repo):
+        out.setdefault(doc, [])
+        if entry is not None:
+            out[doc].append(entry)
     return out
 
 
 def entry_classes(repo: Path) -> dict[tuple[str, str], str]:
     """Each entry's class key (``CLASSES``), by (doc, entry): ``(a)`` split by whether its text names a
     step of reproduce.py, says "to do", or neither."""
-    text = (repo / "docs" / "reproduce.md").read_text(encoding="utf-8")
     out: dict[tuple[str, str], str] = {}
-    doc = None
-    for line in text[text.index(SECTION):].splitlines():
-        heading = _DOC.match(line)
-        if heading:
-            doc = heading.group(1)
-            continue
-        entry = _ENTRY.match(line)
-        if entry is None or doc is None:
+    for doc, entry, line in _lines(repo):
+        if entry is None:
             continue
         found = _CLASS.search(line)
         if found is None:
-            raise ValueError(f"docs/reproduce.md: the entry {entry.group(2)} of {doc} names no class "
+            raise ValueError(f"docs/reproduce.md: the entry {entry} of {doc} names no class "
                              "((a), (b), (c), (r))")
         kind = found.group(1)
         if kind == "a":
@@ -94,7 +97,7 @@ def entry_classes(repo: Path) -> dict[tuple[str, str], str]:
             kind = "a-todo" if "to do" in tail else "a-step" if re.search(r"\bsteps? `", tail) else "a-other"
         elif kind.startswith("a, no generator"):
             kind = "a-other"
-        out[(doc, entry.group(2))] = kind
+        out[(doc, entry)] = kind
     return out
 
 
