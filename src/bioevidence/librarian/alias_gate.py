@@ -141,7 +141,7 @@ def pick_gene(token: str, candidates: tuple[Entity, ...], lexicon: Any, readings
     """Of the genes sharing the alias ``token``, the one the corpus defines it as most often (None
     when the corpus does not say, or names none of them)."""
     defined = readings(token) if readings is not None else {}
-    votes = {e.id: sum(n for long, n in defined.items() if names_gene(long, e, lexicon.names.get(e.id, ())))
+    votes = {e.id: sum(n for long, n in defined.items() if names_gene(long, e, lexicon.name_words(e.id)))
              for e in candidates}
     best = max(candidates, key=lambda e: votes[e.id])
     return best if votes[best.id] > 0 and sum(v == votes[best.id] for v in votes.values()) == 1 else None
@@ -173,7 +173,7 @@ def alias_verdict(token: str, pos: int, question: str, entity: Entity, other_gen
     if readings is not None:
         defined = readings(token)
         if defined:
-            gene = sum(n for long, n in defined.items() if names_gene(long, entity, lexicon.names.get(entity.id, ())))
+            gene = sum(n for long, n in defined.items() if names_gene(long, entity, lexicon.name_words(entity.id)))
             if sum(defined.values()) - gene > gene:
                 best = max(defined.items(), key=lambda kv: (kv[1], kv[0]))[0]
                 return False, f"the corpus defines it as {best!r}"

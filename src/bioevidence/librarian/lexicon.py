@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigurationError
+from ..gate.grounders.cache import cached
 from .alias_gate import NOT_GENE_ALIASES, GeneMention, Readings, alias_verdict, gene_tokens, name_keys, pick_gene
 
 __all__ = ["Entity", "Lexicon", "Readings", "default_lexicon"]
@@ -54,21 +55,76 @@ _FUSION = re.compile(r"\b([A-Z][A-Z0-9]{1,9})[-:/]([A-Z][A-Z0-9]{1,9})\s+fusion|
                      r"\b([A-Z][A-Z0-9]{2,9})-([A-Z][A-Z0-9]{2,9})\b")
 _EXON = re.compile(r"\b([A-Z][A-Z0-9]{1,9})\s+exon\s+(\d{1,3})\s+(deletion|insertion|skipping|mutation)s?\b", re.I)
 _TERM_WORD = re.compile(r"[a-z0-9][a-z0-9+-]*")
+# the HGNC complete set's columns the lexicon reads, in the order _hgnc_rows unpacks them
+_HGNC_COLUMNS = ("status", "symbol", "hgnc_id", "name", "prev_symbol", "alias_symbol", "locus_group", "alias_name",
+                 "prev_name")
+# what _hgnc_rows and _cl_terms return: a change to either must bump this (a cached read is keyed by it)
+_READ_VERSION = 1
 _HISTONE = re.compile(r"\b(H3(?:\.[13])?)\s*(K27M|G34[RVW]|K36M)\b")
 
 
 
-def _inflate(path: Path) -> str:
-    """A release or vocabulary file (plain or gzip) as text, through the one capped reader: its
-    size is bounded before reading and, for gzip, while inflating (a bomb is refused)."""
-    from ..io import gunzip_limited, read_limited
-    from ..limits import size_limit
+def _read(path: Path) -> bytes:
+    """A release or vocabulary file's bytes through the one capped reader (its size bounded before reading)."""
+    from ..io import read_limited
     from ..sources.releases import MAX_RELEASE_BYTES
 
-    data = read_limited(path, MAX_RELEASE_BYTES)
+    return read_limited(path, MAX_RELEASE_BYTES)
+
+
+def _text(path: Path, data: bytes) -> str:
+    """The file's text; a gzip file is inflated with its size bounded while inflating (a bomb is refused)."""
+    from ..io import gunzip_limited
+    from ..limits import size_limit
+
     if path.name.endswith(".gz"):
         data = gunzip_limited(data, size_limit("max_inflated"), name=str(path))
     return data.decode("utf-8")
+
+
+def _inflate(path: Path) -> str:
+    """A release or vocabulary file (plain or gzip) as text, through the capped reader."""
+    return _text(path, _read(path))
+
+
+def _hgnc_rows(path: Path, data: bytes) -> list[tuple[str, str, str, tuple[str, ...], tuple[str, ...], bool, str, str]]:
+    """The approved genes of an HGNC complete set, as plain values (cached): symbol, HGNC id, name,
+    previous symbols, aliases, protein-coding or not, alias names, previous names."""
+    reader = csv.reader(io.StringIO(_text(path, data)), delimiter="\t")
+    header = next(reader, [])
+    missing = [c for c in _HGNC_COLUMNS if c not in header]
+    if missing:
+        raise ConfigurationError(f"{path} has no column {', '.join(missing)}; pass the HGNC complete set "
+                                 f"(hgnc_complete_set_*.tsv[.gz]) as published")
+    at = [header.index(c) for c in _HGNC_COLUMNS]
+    width = max(at) + 1
+    rows = []
+    for row in reader:
+        if len(row) < width:
+            row += [""] * (width - len(row))
+        status, sym, hgnc_id, name, prev, alias, locus, alias_name, prev_name = (row[i] for i in at)
+        if status == "Approved":
+            rows.append((sym, hgnc_id, name, tuple(s for s in prev.split("|") if s), tuple(
+                s for s in alias.split("|") if s), locus == "protein-coding gene", alias_name, prev_name))
+    return rows
+
+
+def _cl_terms(path: Path, data: bytes) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]:
+    """The live terms of a Cell Ontology release, as plain values (cached): id, name, exact synonyms,
+    and the synonyms written as abbreviations (2-10 letters, digits or hyphens, one capital at least)."""
+    terms = []
+    for block in _text(path, data).split("\n[Term]\n")[1:]:
+        block = block.split("\n[", 1)[0]
+        m_id = re.search(r"^id: (CL:\d+)$", block, re.M)
+        m_name = re.search(r"^name: (.+)$", block, re.M)
+        if not m_id or not m_name or "\nis_obsolete: true" in block:
+            continue
+        syns = tuple(re.findall(r'^synonym: "([^"]+)" EXACT', block, re.M))
+        abbreviations = tuple(a for a in re.findall(r'^synonym: "([A-Za-z0-9-]{2,10})" ', block, re.M)
+                              if any(c.isupper() for c in a))
+        terms.append((m_id.group(1), m_name.group(1), syns, abbreviations))
+    return terms
+
 
 @dataclass(frozen=True)
 class Entity:
@@ -88,43 +144,51 @@ class Lexicon:
     acronyms: dict[str, Entity] = field(default_factory=dict)  # disease initials (NSCLC) -> entity
     max_term_words: int = 1
     approved: set[str] = field(default_factory=set)
-    names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # HGNC id -> its names' words (name_keys)
+    names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # HGNC id -> its names' words, as asked for
     cell_abbreviations: set[str] = field(default_factory=set)  # Cell Ontology synonyms written as "HSC"
     shared: dict[str, tuple[Entity, ...]] = field(default_factory=dict)  # an alias of several protein-coding genes
     releases: list[dict[str, str]] = field(default_factory=list)  # what it was read from (name, version, sha256)
+    _name_fields: dict[str, tuple[str, str, str]] = field(default_factory=dict, repr=False)  # name, alias, prev
+
+    def name_words(self, hgnc_id: str) -> tuple[str, ...]:
+        """The gene's names (HGNC ``name``, ``alias_name``, ``prev_name``) as word keys
+        (:func:`.alias_gate.name_keys`), worked out the first time they are asked for: only genes
+        sharing an alias are ever asked about, so loading the release does not pay for 45,000."""
+        words = self.names.get(hgnc_id)
+        if words is None:
+            fields = self._name_fields.get(hgnc_id)
+            words = name_keys(*fields) if fields is not None else ()
+            self.names[hgnc_id] = words
+        return words
 
     @classmethod
     def load(cls, hgnc: Path | None, cl: Path | None) -> Lexicon:
+        """The lexicon of these releases. What is read from each file (the columns and terms the
+        lexicon uses, before any rule of its own) is cached by the file's SHA-256
+        (:mod:`..gate.grounders.cache`), so a process after the first does not parse 17 MB of HGNC."""
         lex = cls()
         if hgnc is not None:
-            lex._load_hgnc(hgnc)
-            lex.releases.append(_release("HGNC complete set", hgnc))
+            data = _read(hgnc)
+            lex.releases.append(_release("HGNC complete set", hgnc, data))
+            lex._load_hgnc(cached("lexicon-hgnc", lex.releases[-1]["sha256"], _READ_VERSION,
+                                  lambda: _hgnc_rows(hgnc, data)))
         if cl is not None:
-            lex._load_cl(cl)
-            lex.releases.append(_release("Cell Ontology", cl))
+            data = _read(cl)
+            lex.releases.append(_release("Cell Ontology", cl, data))
+            lex._load_cl(cached("lexicon-cl", lex.releases[-1]["sha256"], _READ_VERSION, lambda: _cl_terms(cl, data)))
         return lex
 
-    def _load_hgnc(self, path: Path) -> None:
-        with io.StringIO(_inflate(path)) as fh:
-            reader = csv.DictReader(fh, delimiter="\t")
-            approved: dict[str, Entity] = {}
-            aliases: list[tuple[str, Entity]] = []
-            coding: set[str] = set()
-            for row in reader:
-                if row.get("status") != "Approved":
-                    continue
-                sym = row["symbol"]
-                prev = [s for s in (row.get("prev_symbol") or "").split("|") if s]
-                alias = [s for s in (row.get("alias_symbol") or "").split("|") if s]
-                ent = Entity("gene", row[
-                    "hgnc_id"], sym, tuple(dict.fromkeys([sym, *prev, *alias, row["name"],
-                ])))
-                approved[sym] = ent
-                if row.get("locus_group") == "protein-coding gene":
-                    coding.add(ent.id)
-                self.names[ent.id] = name_keys(row.get("name") or "", row.get("alias_name") or "",
-                                               row.get("prev_name") or "")
-                aliases.extend((s, ent) for s in (*prev, *alias))
+    def _load_hgnc(self, rows: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...], bool, str, str]]) -> None:
+        approved: dict[str, Entity] = {}
+        aliases: list[tuple[str, Entity]] = []
+        coding: set[str] = set()
+        for sym, hgnc_id, name, prev, alias, protein_coding, alias_name, prev_name in rows:
+            ent = Entity("gene", hgnc_id, sym, tuple(dict.fromkeys([sym, *prev, *alias, name])))
+            approved[sym] = ent
+            if protein_coding:
+                coding.add(ent.id)
+            self._name_fields[ent.id] = (name, alias_name, prev_name)
+            aliases.extend((s, ent) for s in (*prev, *alias))
         listed: dict[str, dict[str, Entity]] = {}
         for s, ent in aliases:  # an approved symbol always wins over someone else's alias
             if s not in approved and s.upper() not in NOT_GENE_ALIASES:
@@ -137,20 +201,10 @@ class Lexicon:
         self.genes.update(approved)
         self.approved.update(approved)
 
-    def _load_cl(self, path: Path) -> None:
-        text = _inflate(path)
-        for block in text.split("\n[Term]\n")[1:]:
-            block = block.split("\n[", 1)[0]
-            m_id = re.search(r"^id: (CL:\d+)$", block, re.M)
-            m_name = re.search(r"^name: (.+)$", block, re.M)
-            if not m_id or not m_name or "\nis_obsolete: true" in block:
-                continue
-            syns = re.findall(r'^synonym: "([^"]+)" EXACT', block, re.M)
-            self.cell_abbreviations.update(a for a in re.findall(r'^synonym: "([A-Za-z0-9-]{2,10})" ', block, re.M)
-                                           if any(c.isupper() for c in a))
-            ent = Entity("cell_type", m_id.group(1), m_name.group(1), tuple(dict.fromkeys([
-                m_name.group(1), *syns,
-            ])))
+    def _load_cl(self, terms: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]) -> None:
+        for term_id, label, syns, abbreviations in terms:
+            self.cell_abbreviations.update(abbreviations)
+            ent = Entity("cell_type", term_id, label, tuple(dict.fromkeys([label, *syns])))
             for s in ent.synonyms:
                 key = s.lower()
                 if len(key) >= 4:
@@ -163,8 +217,9 @@ class Lexicon:
         ``disease_name``, ``disease_ontology_id``)."""
         import json
 
-        self.releases.append(_release("CIViC vocabulary", path))
-        with io.StringIO(_inflate(path)) as fh:
+        data = _read(path)
+        self.releases.append(_release("CIViC vocabulary", path, data))
+        with io.StringIO(_text(path, data)) as fh:
             if ".jsonl" in path.name:
                 rows = [json.loads(line) for line in fh if line.strip()]
                 pairs = [(r.get("therapies", ""), r.get("disease", ""), r.get("doid", "")) for r in rows]
@@ -298,17 +353,13 @@ _cache: dict[tuple[str, ...], Lexicon] = {}
 _lock = threading.Lock()
 
 
-def _release(name: str, path: Path) -> dict[str, str]:
+def _release(name: str, path: Path, data: bytes) -> dict[str, str]:
     """A release as a reader cites it: its name, the date in its file name, the SHA-256 of the file."""
     import hashlib
 
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
     dated = re.search(r"\d{4}-\d{2}-\d{2}", path.name)
     return {"name": name, "version": dated.group(0) if dated else "", "file": path.name,
-            "sha256": digest.hexdigest()}
+            "sha256": hashlib.sha256(data).hexdigest()}
 
 
 def default_lexicon(references: Path | str | None = None, vocabularies: tuple[Path | str, ...] = ()) -> Lexicon:
