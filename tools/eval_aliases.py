@@ -220,7 +220,7 @@ def scifact_figures(lexicon: Any, data: Path, corpus: bool, step: int = 1) -> di
                     ent = lexicon.genes.get(t)
                     if ent is None:
                         continue
-                    if t in lexicon.approved or any(names_gene(long, ent, lexicon.names.get(ent.id, ()))
+                    if t in lexicon.approved or any(names_gene(long, ent, lexicon.name_words(ent.id))
                                                     for long in own.readings(t)):
                         genes.add(t)
             score(lexicon, s, genes, legacy_genes(data, s), before)

@@ -144,21 +144,21 @@ class Lexicon:
     acronyms: dict[str, Entity] = field(default_factory=dict)  # disease initials (NSCLC) -> entity
     max_term_words: int = 1
     approved: set[str] = field(default_factory=set)
-    names: dict[str, tuple[str, ...]] = field(default_factory=dict)  # HGNC id -> its names' words, as asked for
     cell_abbreviations: set[str] = field(default_factory=set)  # Cell Ontology synonyms written as "HSC"
     shared: dict[str, tuple[Entity, ...]] = field(default_factory=dict)  # an alias of several protein-coding genes
     releases: list[dict[str, str]] = field(default_factory=list)  # what it was read from (name, version, sha256)
     _name_fields: dict[str, tuple[str, str, str]] = field(default_factory=dict, repr=False)  # name, alias, prev
+    _name_words: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)  # name_words, as asked for
 
     def name_words(self, hgnc_id: str) -> tuple[str, ...]:
         """The gene's names (HGNC ``name``, ``alias_name``, ``prev_name``) as word keys
         (:func:`.alias_gate.name_keys`), worked out the first time they are asked for: only genes
         sharing an alias are ever asked about, so loading the release does not pay for 45,000."""
-        words = self.names.get(hgnc_id)
+        words = self._name_words.get(hgnc_id)
         if words is None:
             fields = self._name_fields.get(hgnc_id)
             words = name_keys(*fields) if fields is not None else ()
-            self.names[hgnc_id] = words
+            self._name_words[hgnc_id] = words
         return words
 
     @classmethod
