@@ -10,9 +10,12 @@ altered queue. Real queue files, the real CLI, the app through FastAPI's TestCli
 
 from __future__ import annotations
 
+import gc
 import re
 import sqlite3
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from web_support import PASSWORD, cli, need_web
@@ -94,9 +97,22 @@ def test_a_queue_of_schema_4_chains_its_accounts_when_it_migrates(tmp_path: Path
         assert owner is not None and owner.role == "admin"
 
 
+def _checked(web: Any, after: int, seconds: float = 15.0) -> int:
+    """Wait until the server's ledger watch has finished a check after its ``after``-th (it runs on its own thread)."""
+    deadline = time.monotonic() + seconds
+    while web.watch.checks <= after and web.watch.altered is None:
+        assert time.monotonic() < deadline, "the ledger watch did not check the file within 15 s"
+        time.sleep(0.02)
+    return int(web.watch.checks)
+
+
 def test_a_running_server_stops_serving_a_queue_edited_under_it(tmp_path: Path) -> None:
+    """The ledger is checked again after any other connection writes the file, on the server's
+    ledger-check thread (no request waits for it): a write through bioevidence keeps the pages
+    serving, an edit outside bioevidence stops every page, and the stop lasts."""
     path = _queue(tmp_path)
-    guard = create_app(Settings(queue=path, secret=b"s" * 32, reverify_every=0.0), lambda p: Validator(p))
+    guard = create_app(Settings(queue=path, secret=b"s" * 32, reverify_every=0.05), lambda p: Validator(p))
+    web = guard.app.state.web
     client = TestClient(guard, base_url="https://127.0.0.1", raise_server_exceptions=False)
     token = re.search(r'name="token" value="([^"]*)"', client.get("/login").text)
     assert token is not None
@@ -104,12 +120,31 @@ def test_a_running_server_stops_serving_a_queue_edited_under_it(tmp_path: Path) 
                                         "next": "/queue"}, follow_redirects=False)
     assert login.status_code in (302, 303), login.text[:300]
     assert client.get("/entries/1").status_code == 200
+    checks = _checked(web, 0)  # the first look always checks (a write may follow the start-up check)
     decided = cli("review", "decide", "1", "defer", "--reviewer", "orcid:0000-0002-1825-0097", "--rationale",
                   "Waiting for the full text.", "--queue", path)
     assert decided.returncode in (0, 1, 2), decided.stderr
+    _checked(web, checks)
+    assert web.watch.altered is None
     assert client.get("/entries/1").status_code == 200  # a write through bioevidence is not an alteration
     _sql(path, "DROP TRIGGER decisions_append_only_update",
          "UPDATE decisions SET rationale = 'Accepted after review.' WHERE id = 1")
-    page = client.get("/entries/1")
-    assert page.status_code == 503 and "altered outside bioevidence" in page.text
-    assert "Accepted after review." not in page.text
+    _checked(web, web.watch.checks)
+    assert web.watch.altered is not None and "decisions_append_only_update is missing" in web.watch.altered
+    for where in ("/entries/1", "/queue", "/entries/1"):
+        page = client.get(where)
+        assert page.status_code == 503 and "altered outside bioevidence" in page.text, where
+        assert "Accepted after review." not in page.text
+    web.watch.stop(5)
+
+
+def test_the_ledger_check_thread_ends_with_the_server_state(tmp_path: Path) -> None:
+    """Its thread holds the server's state only weakly: a server (an app in a test) that is gone
+    leaves no thread polling its file."""
+    guard = create_app(Settings(queue=_queue(tmp_path), secret=b"s" * 32, reverify_every=0.05), lambda p: Validator(p))
+    thread = guard.app.state.web.watch._thread
+    assert thread.is_alive() and thread.name == "ledger-check"
+    del guard
+    gc.collect()
+    thread.join(10)
+    assert not thread.is_alive()

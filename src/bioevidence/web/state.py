@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from ..loop.listing import QueueListing
 from ..loop.queue import Entry, ReviewQueue
 from .redact import add_roots
 from .sessions import InFlight, Limits, Sessions
+from .watch import LedgerWatch
 
 __all__ = ["Settings", "WebState"]
 
@@ -32,7 +32,8 @@ class Settings:
     https: bool = False
     limits: Limits = field(default_factory=Limits)
     page_size: int = 50
-    #: seconds between re-checks of the whole ledger after another connection wrote the file
+    #: seconds between looks for another connection's writes; after one, the whole ledger is checked
+    #: again off the request path (:mod:`bioevidence.web.watch`)
     reverify_every: float = 2.0
     max_body: int = 10 * 1024 * 1024
     max_upload: int = 5 * 1024 * 1024
@@ -62,10 +63,6 @@ class WebState:
         self._validators_lock = threading.Lock()
         self._local = threading.local()
         self.listing = QueueListing()
-        self._verify_lock = threading.Lock()
-        self._checked_at = time.monotonic()
-        self._stale = False
-        self._altered: str | None = None
         self.ask = ask
         self.in_flight = InFlight(settings.limits.in_flight)
         #: How a held sign-in waits (tests replace it to see the waits without spending them).
@@ -78,38 +75,23 @@ class WebState:
             self.listing.refresh(queue.db)
             self.accounts_at_start = len(queue.accounts.list())
             index_login_attempts(queue.db)
+        self.watch = LedgerWatch(settings.queue, settings.reverify_every)
 
     def queue(self) -> ReviewQueue:
-        """This thread's connection. The ledger was verified at start; when the file changes under the
-        server (``PRAGMA data_version``: another connection committed), it is verified again, at most
-        once per ``reverify_every`` seconds, and a queue altered outside bioevidence stops every page
-        (503, naming the problem) instead of showing the altered decision."""
+        """This thread's connection. The ledger was verified at start and is verified again after other
+        connections write the file (:mod:`bioevidence.web.watch`, off the request path); a queue altered
+        outside bioevidence stops every page (503, naming the problem) instead of showing the altered
+        decision."""
+        from fastapi import HTTPException
+
+        altered = self.watch.altered
+        if altered is not None:
+            raise HTTPException(503, f"the review queue was altered outside bioevidence ({altered}); stop "
+                                     "the server and run `bioevidence review verify`, then restore it from a backup")
         queue = getattr(self._local, "queue", None)
         if queue is None:
             queue = self._local.queue = ReviewQueue(self.settings.queue, verify=False)
-        self._check(queue)
         return queue
-
-    def _check(self, queue: ReviewQueue) -> None:
-        from fastapi import HTTPException
-
-        version = queue.db.execute("PRAGMA data_version").fetchone()[0]
-        if version != getattr(self._local, "version", None):
-            self._local.version = version
-            self._stale = True
-        now = time.monotonic()
-        if self._stale and now - self._checked_at >= self.settings.reverify_every \
-                and self._verify_lock.acquire(blocking=False):
-            try:
-                self._stale, self._checked_at = False, now
-                state = queue.verify()
-                if not state.intact:
-                    self._altered = state.problems[0]
-            finally:
-                self._verify_lock.release()
-        if self._altered is not None:
-            raise HTTPException(503, f"the review queue was altered outside bioevidence ({self._altered}); stop "
-                                     "the server and run `bioevidence review verify`, then restore it from a backup")
 
     def sessions(self) -> Sessions:
         queue = self.queue()
