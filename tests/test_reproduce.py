@@ -137,6 +137,17 @@ def test_a_missing_input_or_unknown_step_is_one_line_and_exit_3(tmp_path: Path) 
     assert [s.name for s in reproduce.choose(["all"], timings=False)] == [s.name for s in STEPS if s.kind == "quality"]
 
 
+def test_a_step_needing_a_program_that_is_not_here_is_unavailable(tmp_path: Path, shared_data: Path) -> None:
+    """web-curator drives /usr/bin/chromium: where a needed file is missing the run stops before any
+    work, naming it (exit 3 from the command line); where it is there, the need is met."""
+    step = dataclasses.replace(by_name()["web-curator"], needs=(f"file:{tmp_path / 'chromium'}",))
+    with pytest.raises(StepUnavailable, match=f"web-curator needs {tmp_path / 'chromium'}: install it"):
+        reproduce.require([step], shared_data, Context(data=shared_data, work=tmp_path))
+    (tmp_path / "chromium").write_text("")
+    reproduce.require([step], shared_data, Context(data=shared_data, work=tmp_path))
+    assert "file:/usr/bin/chromium" in by_name()["web-curator"].needs
+
+
 def test_broken_markers_are_a_region_error() -> None:
     text = "a\n<!-- reproduce: x -->\n| t |\n|---|\n"
     with pytest.raises(regions.RegionError, match="expected one"):

@@ -290,6 +290,7 @@ def scenario_curator(args: argparse.Namespace) -> None:
     import curator
     from playwright.sync_api import sync_playwright
 
+    rows: dict[str, tuple[int, int, float]] = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=curator.CHROMIUM, args=curator.FLAGS, headless=True)
         try:
@@ -317,8 +318,21 @@ def scenario_curator(args: argparse.Namespace) -> None:
                 print(f"{flow:<8}: {len(run.decisions)} entries decided ({made} decisions in the file) in "
                       f"{run.loads} page loads ({signing_in} of them signing in), {run.seconds:.1f} s, "
                       f"{per * 1000:.0f} ms per entry; {dict(collections.Counter(d.decision for d in run.decisions))}")
+                if made != len(run.decisions) or len(run.decisions) != args.entries:
+                    raise SystemExit(f"{flow}: {len(run.decisions)} entries decided of {args.entries}, "
+                                     f"{made} decisions in the file")
+                rows[flow] = (run.loads - signing_in, signing_in, per)
         finally:
             browser.close()
+    if args.markdown:  # docs/web.md's table (its region web-curator)
+        how = {"clicks": "clicking: queue → entry → decide → back to the queue",
+               "keyboard": "keys only: `n`, then `a`/`r`/`d`, the reason, `Ctrl`+`Enter`"}
+        print(f"\n| how | page loads for {args.entries} entries | time per entry (scripted, no reading) |")
+        print("|---|---:|---:|")
+        for flow, (loads, signing_in, per) in rows.items():
+            strong = "**" if flow == "keyboard" else ""
+            print(f"| {how[flow]} | {strong}{loads}{strong} (+ {signing_in} signing in) | "
+                  f"{strong}{per * 1000:,.0f} ms{strong} |")
 
 
 async def _timed(client: Reviewer, path: str, repeat: int, pause: float = 0.0) -> list[tuple[float, int, int]]:
@@ -334,41 +348,64 @@ async def _timed(client: Reviewer, path: str, repeat: int, pause: float = 0.0) -
 
 def scenario_long(args: argparse.Namespace) -> None:
     """The page of one record with ``--items`` evidence items: size and time, then every page of its
-    items and each closest passage asked for on demand."""
+    items and each closest passage asked for on demand. The first view is the median of ``--starts``
+    fresh servers (each reads the record's papers once); the rest is measured on the last one."""
     queue = small_queue(args.workdir, 0, long_items=args.items)
-    process, url, _ = start(queue, args.workdir / "serve.log")
+    figures: dict[str, Any] = {"first": []}
 
-    async def go() -> None:
+    async def go(url: str, last: bool) -> None:
         who = Reviewer(0, url, random.Random(1))
         try:
             await who.sign_in()
             first = await _timed(who, "/entries/1", 1)
+            figures["first"].append(first[0][0])
+            figures["kb"] = first[0][1] / 1e3
+            if not last:
+                return
             warm = await _timed(who, "/entries/1", args.repeat)
-            times = sorted(t for t, _, _ in warm)
-            print(f"entry with {args.items} items: {first[0][1] / 1e3:.0f} kB, first {first[0][0] * 1000:.0f} ms, "
-                  f"then median {times[len(times) // 2] * 1000:.0f} ms over {args.repeat}")
+            figures["again"] = statistics.median(t for t, _, _ in warm)
+            print(f"entry with {args.items} items: {figures['kb']:.0f} kB, first {first[0][0] * 1000:.0f} ms "
+                  f"(median of {len(figures['first'])} starts {statistics.median(figures['first']) * 1000:.0f} ms), "
+                  f"then median {figures['again'] * 1000:.0f} ms over {args.repeat}")
             page = (await who._call("record page", "GET", "/entries/1")).text
             pages = re.search(r"Items page 1 of (\d+)", page)
             if pages:
                 every = [await _timed(who, f"/entries/1?items={n}", 1) for n in range(2, int(pages.group(1)) + 1)]
                 sizes = [r[0][1] for r in every]
-                print(f"its other {len(every)} pages of items: {sum(sizes) / 1e3 / len(sizes):.0f} kB and "
-                      f"{statistics.fmean(r[0][0] for r in every) * 1000:.0f} ms each on average")
+                figures["pages"] = (len(every), sum(sizes) / 1e3 / len(sizes),
+                                    statistics.fmean(r[0][0] for r in every))
+                print(f"its other {len(every)} pages of items: {figures['pages'][1]:.0f} kB and "
+                      f"{figures['pages'][2] * 1000:.0f} ms each on average")
             links = re.findall(r'href="(/entries/1/items/\d+/closest)"', page)
             if links:
                 done = [await _timed(who, link, 1) for link in links]
+                figures["closest"] = (len(done), statistics.fmean(r[0][0] for r in done))
                 print(f"closest passage on demand: {len(done)} on the first page, "
-                      f"{statistics.fmean(r[0][0] for r in done) * 1000:.0f} ms each on average")
+                      f"{figures['closest'][1] * 1000:.0f} ms each on average")
         finally:
             await who.http.aclose()
 
-    try:
-        asyncio.run(go())
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        if process.stdout is not None:
-            process.stdout.close()
+    for n in range(args.starts):
+        process, url, _ = start(queue, args.workdir / "serve.log")
+        try:
+            asyncio.run(go(url, n == args.starts - 1))
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+            if process.stdout is not None:
+                process.stdout.close()
+    if args.markdown:  # docs/web.md's table (its region web-long)
+        print(f"\n| a record of {args.items} evidence items | page | first view | again |")
+        print("|---|---:|---:|---:|")
+        print(f"| 20 items a page, closest passages on demand | {figures['kb']:.0f} kB | "
+              f"{statistics.median(figures['first']) * 1000:,.0f} ms | {figures['again'] * 1000:,.0f} ms |")
+        if "pages" in figures:
+            count, kb, mean = figures["pages"]
+            print(f"| each of its other {count} pages of items (mean) | {kb:.0f} kB | {mean * 1000:,.0f} ms | |")
+        if "closest" in figures:
+            count, mean = figures["closest"]
+            print(f"| a closest passage asked for (mean of the {count} on the first page) | | "
+                  f"{mean * 1000:,.0f} ms | |")
 
 
 def questions(count: int) -> list[str]:
@@ -449,9 +486,10 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=50, help="curator: entries to decide")
     parser.add_argument("--items", type=int, default=300, help="long: evidence items in the record")
     parser.add_argument("--repeat", type=int, default=5, help="long: warm requests timed")
+    parser.add_argument("--starts", type=int, default=3, help="long: fresh servers timed for the first view")
     parser.add_argument("--asks", type=int, default=48, help="asks: questions sent at once")
     parser.add_argument("--askers", type=int, default=1, help="asks: the reviewers sending them (in turn)")
-    parser.add_argument("--markdown", action="store_true", help="load: end with docs/web.md's tables")
+    parser.add_argument("--markdown", action="store_true", help="load, curator, long: end with docs/web.md's tables")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     if args.scenario != "load":

