@@ -16,8 +16,9 @@ percentiles are printed per kind of request. The client shares the 2 cores with 
 
     .venv/bin/python tools/bench_web.py [--reviewers 50] [--records 10000] [--decisions 20] [--markdown]
 
-``--markdown`` ends the load run with docs/web.md's tables (its region ``web-load``, the timing step
-``tools/reproduce.py web-load --timings``).
+``--markdown`` ends a run with its docs/web.md tables: the load run's (region ``web-load``), ``--scenario
+curator``'s (``web-curator``) and ``--scenario long``'s (``web-long``); the timing steps of the same names in
+``tools/reproduce.py`` run them with ``--timings``.
 
 Bounded: every request has a 60 s timeout and the whole run ``--deadline`` seconds (default 900).
 Only 127.0.0.1 is contacted.

@@ -37,7 +37,7 @@ class LedgerWatch:
         self.every = every
         #: the first problem the last check found (or why it could not run); None while intact
         self.altered: str | None = None
-        #: completed checks, and the seconds the last one took (for tests and the log)
+        #: completed checks (tests wait on it), and the seconds the last one took (the next pause follows it)
         self.checks = 0
         self.last_seconds = 0.0
         self._stop = threading.Event()
