@@ -17,7 +17,8 @@ percentiles are printed per kind of request. The client shares the 2 cores with 
     .venv/bin/python tools/bench_web.py [--reviewers 50] [--records 10000] [--decisions 20] [--markdown]
 
 ``--markdown`` ends a run with its docs/web.md tables: the load run's (region ``web-load``), ``--scenario
-curator``'s (``web-curator``) and ``--scenario long``'s (``web-long``); the timing steps of the same names in
+curator``'s (``web-curator``), ``--scenario long``'s (``web-long``) and ``--scenario asks``'s (``web-asks``: one
+reviewer's questions, then 16 reviewers', ``--rounds`` bursts each); the timing steps of the same names in
 ``tools/reproduce.py`` run them with ``--timings``.
 
 Bounded: every request has a 60 s timeout and the whole run ``--deadline`` seconds (default 900).
@@ -413,63 +414,108 @@ def questions(count: int) -> list[str]:
     import civic_queue
 
     rows = civic_queue.evidence_rows(DATA)
-    picked = list(dict.fromkeys(f"Is {r['molecular_profile']} associated with {r['disease']}?" for r in rows
-                                if r.get("disease")))
+    pairs = list(dict.fromkeys((r["molecular_profile"], r["disease"]) for r in rows if r.get("disease")))
+    forms = ["Is {} associated with {}?", "What is known about {} in {}?", "Does {} predict response in {}?",
+             "Is {} a marker of {}?", "What evidence links {} to {}?"]
+    picked = [form.format(*pair) for form in forms for pair in pairs]  # 156 pairs: 780 distinct questions
+    if count > len(picked):
+        raise SystemExit(f"only {len(picked)} distinct questions; ask for fewer (--asks x --rounds)")
     return picked[:count]
 
 
 def scenario_asks(args: argparse.Namespace) -> None:
-    """``--askers`` reviewers (default one) send ``--asks`` questions at once between them while an admin
-    opens the queue page every 0.1 s: the queue page's latency idle and meanwhile, and how the questions
-    were answered (200) or refused (429)."""
+    """Questions sent at once while an admin opens the queue page every 0.1 s: the queue page's latency
+    idle and meanwhile, and how the questions were answered (200) or refused (429). ``--askers`` reviewers
+    (default one) send ``--asks`` questions between them, ``--rounds`` times (the busy page's samples
+    pooled over the rounds: one round samples it only 5-25 times); ``--markdown`` runs one reviewer and
+    then 16 and ends with docs/web.md's table (its region ``web-asks``)."""
     index = args.workdir / "index"
     if not index.exists():
         from bioevidence.librarian.index import build_index
 
         build_index([SNAPSHOTS], index)
-    queue = small_queue(args.workdir, args.records, accounts=max(2, args.askers + 1))
+    senders = [1, 16] if args.markdown else [args.askers]
+    queue = small_queue(args.workdir, args.records, accounts=max(2, max(senders) + 1))
     process, url, _ = start(queue, args.workdir / "serve.log", "--index", str(index))
+    asked = questions(args.asks * args.rounds * len(senders))  # no question twice: none answered from a cache
+    rows: list[tuple[int, list[float], list[collections.Counter[int]], list[float]]] = []
+    retried: list[str] = []
 
-    async def go() -> None:
-        askers = [Reviewer(n if n == 0 else n + 1, url, random.Random(n), connections=args.asks + 2)
-                  for n in range(args.askers)]
-        admin = Reviewer(1, url, random.Random(2))
-        try:
-            for who in [*askers, admin]:
-                assert await who.sign_in()
-            idle = [t for t, _, _ in await _timed(admin, "/queue", 20, pause=0.1)]
-            statuses: list[int] = []
-            busy: list[float] = []
+    async def burst(askers: list[Reviewer], admin: Reviewer, busy: list[float],
+                    batch: list[str]) -> tuple[float, collections.Counter[int]]:
+        statuses: list[int] = []
 
-            async def ask(n: int, q: str) -> None:
+        async def ask(n: int, q: str) -> None:
+            import httpx
+
+            try:
                 response = await askers[n % len(askers)]._call("queue page", "GET", f"/ask/stream?q={q}")
-                ok = response.status_code == 200 and "event: result" in response.text
-                statuses.append(200 if ok else response.status_code)
+            except (httpx.ReadError, httpx.RemoteProtocolError):
+                # A kept-alive connection the server closed (uvicorn: after 5 s idle) as it was reused: a
+                # browser sends such a GET again, and so does this client, once.
+                retried.append(q)
+                response = await askers[n % len(askers)]._call("queue page", "GET", f"/ask/stream?q={q}")
+            ok = response.status_code == 200 and "event: result" in response.text
+            statuses.append(200 if ok else response.status_code)
 
-            t0 = time.perf_counter()
-            asks = asyncio.gather(*(ask(n, q) for n, q in enumerate(questions(args.asks))))
-            while not asks.done():
-                busy += [t for t, _, _ in await _timed(admin, "/queue", 1)]
-                await asyncio.sleep(0.1)
-            await asks
-            wall = time.perf_counter() - t0
-            print(f"queue page idle: p50 {_pct(idle, 0.5):.0f} ms, max {max(idle) * 1000:.0f} ms (20 requests)")
-            print(f"queue page with {args.asks} questions from {args.askers} reviewer(s): "
-                  f"p50 {_pct(busy, 0.5):.0f} ms, "
-                  f"p95 {_pct(busy, 0.95):.0f} ms, max {max(busy) * 1000:.0f} ms "
-                  f"({len(busy)} requests in {wall:.1f} s)")
-            print(f"questions: {dict(collections.Counter(statuses))} (status: count; 200 = answered)")
+        t0 = time.perf_counter()
+        asks = asyncio.gather(*(ask(n, q) for n, q in enumerate(batch)))
+        while not asks.done():
+            busy += [t for t, _, _ in await _timed(admin, "/queue", 1)]
+            await asyncio.sleep(0.1)
+        await asks
+        return time.perf_counter() - t0, collections.Counter(statuses)
+
+    async def go() -> list[float]:
+        admin = Reviewer(1, url, random.Random(2))
+        clients = [admin]
+        try:
+            assert await admin.sign_in()
+            idle = [t for t, _, _ in await _timed(admin, "/queue", 20 * args.rounds, pause=0.1)]
+            for count in senders:
+                askers = [Reviewer(n if n == 0 else n + 1, url, random.Random(n), connections=args.asks + 2)
+                          for n in range(count)]
+                clients += askers
+                for who in askers:
+                    assert await who.sign_in()
+                busy: list[float] = []
+                bursts = []
+                for _ in range(args.rounds):
+                    batch, asked[:args.asks] = asked[:args.asks], []
+                    bursts.append(await burst(askers, admin, busy, batch))
+                walls, counts = [w for w, _ in bursts], [c for _, c in bursts]
+                rows.append((count, busy, counts, walls))
+                print(f"queue page with {args.asks} questions from {count} reviewer(s), {args.rounds} rounds: "
+                      f"p50 {_pct(busy, 0.5):.0f} ms, p95 {_pct(busy, 0.95):.0f} ms, max {max(busy) * 1000:.0f} ms "
+                      f"({len(busy)} requests; rounds of {', '.join(f'{w:.1f}' for w in walls)} s); questions: "
+                      f"{[dict(c) for c in counts]} (status: count, each round; 200 = answered)")
+            return idle
         finally:
-            for who in [*askers, admin]:
+            for who in clients:
                 await who.http.aclose()
 
     try:
-        asyncio.run(go())
+        idle = asyncio.run(go())
     finally:
         process.terminate()
         process.wait(timeout=30)
         if process.stdout is not None:
             process.stdout.close()
+    print(f"queue page idle: p50 {_pct(idle, 0.5):.0f} ms, p95 {_pct(idle, 0.95):.0f} ms, "
+          f"max {max(idle) * 1000:.0f} ms ({len(idle)} requests)")
+    print(f"questions sent again on a fresh connection (the server had closed the kept-alive one): {len(retried)}")
+    if args.markdown:  # docs/web.md's table (its region web-asks)
+        print(f"\n| | queue page p50 | p95 | questions (each of {args.rounds} rounds, median) |")
+        print("|---|---:|---:|---|")
+        print(f"| idle ({len(idle)} requests) | {_pct(idle, 0.5):.0f} ms | {_pct(idle, 0.95):.0f} ms | |")
+        for count, busy, counts, walls in rows:
+            who = "one reviewer" if count == 1 else f"{count} reviewers"
+            answered = statistics.median_low([c[200] for c in counts])
+            refused = statistics.median_low([c[429] for c in counts])
+            other = sum(v for c in counts for k, v in c.items() if k not in (200, 429))
+            print(f"| {args.asks} questions at once from {who} ({len(busy)} requests) | {_pct(busy, 0.5):.0f} ms | "
+                  f"{_pct(busy, 0.95):.0f} ms | {answered} answered in {statistics.median(walls):.1f} s, "
+                  f"{refused} refused at once (429){f', {other} failed' if other else ''} |")
 
 
 def main() -> None:
@@ -490,7 +536,8 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=3, help="long: fresh servers timed for the first view")
     parser.add_argument("--asks", type=int, default=48, help="asks: questions sent at once")
     parser.add_argument("--askers", type=int, default=1, help="asks: the reviewers sending them (in turn)")
-    parser.add_argument("--markdown", action="store_true", help="load, curator, long: end with docs/web.md's tables")
+    parser.add_argument("--rounds", type=int, default=8, help="asks: bursts of --asks questions, one after another")
+    parser.add_argument("--markdown", action="store_true", help="end with docs/web.md's table of the scenario")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     if args.scenario != "load":
