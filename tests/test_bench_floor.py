@@ -1,7 +1,8 @@
 """The Python floor of tools/bench_gate.py (docs/performance.md, "Where item 1 stands") does the work a
 report needs whatever the checks find: on real CIViC records its per-record work returns the very
-``input_sha256`` the gate reports, and its schema verdict is the gate's. A floor that hashed less (or
-another form) than the gate would read higher than the truth and overstate the distance to the targets."""
+``input_sha256`` the gate reports, and its schema verdict is the gate's. A floor doing work a report does
+not need (another, slower form to hash) would read lower than the truth and overstate the distance to
+the targets; one doing less would understate it."""
 
 from __future__ import annotations
 

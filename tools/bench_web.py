@@ -455,8 +455,9 @@ def scenario_asks(args: argparse.Namespace) -> None:
                 # browser sends such a GET again, and so does this client, once.
                 retried.append(q)
                 response = await askers[n % len(askers)]._call("queue page", "GET", f"/ask/stream?q={q}")
-            ok = response.status_code == 200 and "event: result" in response.text
-            statuses.append(200 if ok else response.status_code)
+            answered = response.status_code == 200 and "event: result" in response.text
+            # 0: a 200 stream that ended without a result (an answer that failed), never counted as answered
+            statuses.append(200 if answered else 0 if response.status_code == 200 else response.status_code)
 
         t0 = time.perf_counter()
         asks = asyncio.gather(*(ask(n, q) for n, q in enumerate(batch)))
@@ -488,7 +489,8 @@ def scenario_asks(args: argparse.Namespace) -> None:
                 print(f"queue page with {args.asks} questions from {count} reviewer(s), {args.rounds} rounds: "
                       f"p50 {_pct(busy, 0.5):.0f} ms, p95 {_pct(busy, 0.95):.0f} ms, max {max(busy) * 1000:.0f} ms "
                       f"({len(busy)} requests; rounds of {', '.join(f'{w:.1f}' for w in walls)} s); questions: "
-                      f"{[dict(c) for c in counts]} (status: count, each round; 200 = answered)")
+                      f"{[dict(c) for c in counts]} (status: count, each round; 200 = answered, "
+                      f"0 = a stream without a result)")
             return idle
         finally:
             for who in clients:
