@@ -148,3 +148,18 @@ def test_the_ledger_check_thread_ends_with_the_server_state(tmp_path: Path) -> N
     gc.collect()
     thread.join(10)
     assert not thread.is_alive()
+
+
+def test_the_ledger_check_thread_ends_with_the_server_state_after_idle_looks(tmp_path: Path) -> None:
+    """The same once the thread has checked and then looked several times at an unchanged file (the
+    path a server spends its life on): no look keeps the state alive while the thread waits."""
+    guard = create_app(Settings(queue=_queue(tmp_path), secret=b"s" * 32, reverify_every=0.05), lambda p: Validator(p))
+    watch = guard.app.state.web.watch
+    thread = watch._thread
+    _checked(guard.app.state.web, 0)
+    time.sleep(0.5)  # about ten looks at 0.05 s, each finding the file unchanged
+    assert watch.checks == 1 and watch.altered is None
+    del guard, watch
+    gc.collect()
+    thread.join(10)
+    assert not thread.is_alive()

@@ -20,6 +20,10 @@ import threading
 import time
 import weakref
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..loop.queue import ReviewQueue
 
 __all__ = ["LedgerWatch"]
 
@@ -55,12 +59,10 @@ class LedgerWatch:
 
 
 def _watch(ref: weakref.ReferenceType[LedgerWatch], stop: threading.Event) -> None:
-    from ..loop.queue import ReviewQueue
-
     watch = ref()
     if watch is None:
         return
-    path, every = watch.path, watch.every
+    every = watch.every
     del watch
     queue: ReviewQueue | None = None
     seen: int | None = None  # None: the first poll always checks (a write may follow the start-up check)
@@ -71,26 +73,36 @@ def _watch(ref: weakref.ReferenceType[LedgerWatch], stop: threading.Event) -> No
             watch = ref()
             if watch is None:
                 return
-            try:
-                if queue is None:
-                    queue = ReviewQueue(path, verify=False)
-                version = queue.db.execute("PRAGMA data_version").fetchone()[0]
-                if version == seen:
-                    pause = every
-                    continue
-                started = time.monotonic()
-                state = queue.verify()
-                watch.last_seconds = time.monotonic() - started
-                seen = version
-                if not state.intact:
-                    watch.altered = state.problems[0]
-            except Exception as exc:  # fail closed: a check that cannot run stops the pages too
-                watch.altered = f"its ledger could not be checked: {type(exc).__name__}: {exc}"
-            watch.checks += 1
-            if watch.altered is not None:
-                return  # the pages stay stopped until the server is restarted on a good file
-            pause = max(every, PAUSE_FACTOR * watch.last_seconds)
-            del watch
+            try:  # the strong reference lives only for this look, never across the wait
+                queue, seen, pause = _look(watch, queue, seen, every)
+                if watch.altered is not None:
+                    return  # the pages stay stopped until the server is restarted on a good file
+            finally:
+                del watch
     finally:
         if queue is not None:
             queue.close()
+
+
+def _look(watch: LedgerWatch, queue: ReviewQueue | None, seen: int | None,
+          every: float) -> tuple[ReviewQueue | None, int | None, float]:
+    """One look at the file (opened at the first): verify it when another connection has written it since
+    ``seen``; the open queue, the data version now seen and the pause before the next look."""
+    from ..loop.queue import ReviewQueue
+
+    try:
+        if queue is None:
+            queue = ReviewQueue(watch.path, verify=False)
+        version = queue.db.execute("PRAGMA data_version").fetchone()[0]
+        if version == seen:
+            return queue, seen, every
+        started = time.monotonic()
+        state = queue.verify()
+        watch.last_seconds = time.monotonic() - started
+        seen = version
+        if not state.intact:
+            watch.altered = state.problems[0]
+    except Exception as exc:  # fail closed: a check that cannot run stops the pages too
+        watch.altered = f"its ledger could not be checked: {type(exc).__name__}: {exc}"
+    watch.checks += 1
+    return queue, seen, max(every, PAUSE_FACTOR * watch.last_seconds)
